@@ -1,0 +1,84 @@
+import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "@effect/platform"
+import { Schema } from "effect"
+import { Authentication } from "./Authentication.js"
+import { NotFoundWire } from "./errors.js"
+import { QueryBoolean } from "./validation.js"
+
+export class ConfigView extends Schema.Class<ConfigView>("ConfigView")({
+  data_root: Schema.String,
+  store_cache_max: Schema.Int,
+  auth: Schema.Literal("enabled", "disabled"),
+  api_key_set: Schema.Boolean,
+  named_keys_active: Schema.Int,
+  llm_provider: Schema.String,
+  llm_model: Schema.NullOr(Schema.String),
+  llm_api_key_set: Schema.Boolean,
+  llm_base_url: Schema.NullOr(Schema.String),
+  embed_provider: Schema.NullOr(Schema.String),
+  embed_model: Schema.NullOr(Schema.String),
+  embed_dimensions: Schema.NullOr(Schema.Int),
+  cors_origins: Schema.Array(Schema.String),
+  allow_purge: Schema.Boolean,
+  max_body_bytes: Schema.Int,
+  request_log_max: Schema.Int,
+  job_retention_max: Schema.Int,
+  workers: Schema.Literal(1),
+  lock_contention_count: Schema.Int,
+  lock_contention_last: Schema.NullOr(Schema.String)
+}) {}
+
+export class ApiKeySummary extends Schema.Class<ApiKeySummary>("ApiKeySummary")({
+  id: Schema.String,
+  name: Schema.String,
+  prefix: Schema.String,
+  created_at: Schema.String,
+  last_used_at: Schema.NullOr(Schema.String),
+  revoked_at: Schema.NullOr(Schema.String),
+  revoked: Schema.Boolean
+}) {}
+
+export class ApiKeyList extends Schema.Class<ApiKeyList>("ApiKeyList")({
+  keys: Schema.Array(ApiKeySummary),
+  total: Schema.Int
+}) {}
+
+export class CreatedApiKey extends Schema.Class<CreatedApiKey>("CreatedApiKey")({
+  key: ApiKeySummary,
+  api_key: Schema.String,
+  warning: Schema.String
+}) {}
+
+/** Unknown keys are ignored here, as the reference service does for this one body. */
+export const CreateApiKeyRequest = Schema.Struct({
+  name: Schema.String.pipe(Schema.minLength(1), Schema.maxLength(64))
+})
+
+export class AdminApi extends HttpApiGroup.make("admin")
+  .add(
+    HttpApiEndpoint.get("config", "/v1/admin/config")
+      .addSuccess(ConfigView)
+      .annotate(OpenApi.Summary, "Effective configuration; secrets only as set / not set")
+  )
+  .add(
+    HttpApiEndpoint.get("listKeys", "/v1/admin/keys")
+      .setUrlParams(Schema.Struct({
+        include_revoked: Schema.optionalWith(QueryBoolean, { default: () => true })
+      }))
+      .addSuccess(ApiKeyList)
+      .annotate(OpenApi.Summary, "Named API keys, oldest first; never the key itself")
+  )
+  .add(
+    HttpApiEndpoint.post("createKey", "/v1/admin/keys")
+      .setPayload(CreateApiKeyRequest)
+      .addSuccess(CreatedApiKey, { status: 201 })
+      .annotate(OpenApi.Summary, "Mint a named key; the plaintext is returned this once")
+  )
+  .add(
+    HttpApiEndpoint.del("revokeKey", "/v1/admin/keys/:key_id")
+      .setPath(Schema.Struct({ key_id: Schema.String }))
+      .addSuccess(ApiKeySummary)
+      .addError(NotFoundWire)
+      .annotate(OpenApi.Summary, "Revoke a named key (idempotent; the row is kept)")
+  )
+  .middleware(Authentication) {}
+

@@ -1,0 +1,22 @@
+import { HttpApi, OpenApi } from "@effect/platform"
+import { SERVICE_VERSION } from "../version.js"
+import { AdminApi } from "./AdminApi.js"
+import { InternalErrorWire, PayloadTooLargeWire, ValidationErrorWire } from "./errors.js"
+import { HealthApi } from "./HealthApi.js"
+import { JobsApi } from "./JobsApi.js"
+import { documentValidationErrors } from "./openapi.js"
+
+/** The whole HTTP contract: routing, the OpenAPI document and the typed client derive from it. */
+export class MemoryApi extends HttpApi.make("memory-service")
+  .add(HealthApi)
+  .add(JobsApi)
+  .add(AdminApi)
+  .addError(ValidationErrorWire)
+  .addError(PayloadTooLargeWire)
+  .addError(InternalErrorWire)
+  .annotateContext(OpenApi.annotations({
+    title: "Memory service",
+    version: SERVICE_VERSION,
+    description: "Per-user memory for conversational agents: ingest, LLM-free recall, corrections with an audit trail.",
+    transform: documentValidationErrors
+  })) {}

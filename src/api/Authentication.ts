@@ -1,0 +1,20 @@
+import { HttpApiMiddleware, HttpApiSecurity } from "@effect/platform"
+import { Context } from "effect"
+import { UnauthorizedWire } from "./errors.js"
+
+/** Who made the request: `bootstrap`, a named key's name, or `anonymous` when auth is off. */
+export class Caller extends Context.Tag("Memory/Caller")<Caller, { readonly name: string }>() {}
+
+/**
+ * The shared API key, sent as `Authorization: Bearer <key>` or `X-API-Key: <key>`.
+ * Both schemes resolve through one rule (Bearer first), so a wrong Bearer is never rescued
+ * by a right X-API-Key.
+ */
+export class Authentication extends HttpApiMiddleware.Tag<Authentication>()("Memory/Authentication", {
+  failure: UnauthorizedWire,
+  provides: Caller,
+  security: {
+    bearer: HttpApiSecurity.bearer,
+    apiKey: HttpApiSecurity.apiKey({ key: "X-API-Key", in: "header" })
+  }
+}) {}

@@ -1,0 +1,31 @@
+import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "@effect/platform"
+import { Schema } from "effect"
+import { Authentication } from "./Authentication.js"
+import { NotFoundWire } from "./errors.js"
+
+export const JobStatus = Schema.Literal("pending", "running", "succeeded", "failed")
+export type JobStatus = typeof JobStatus.Type
+
+export const JobKind = Schema.Literal("ingest", "ingest_batch", "dream", "answer")
+export type JobKind = typeof JobKind.Type
+
+export class Job extends Schema.Class<Job>("Job")({
+  job_id: Schema.String,
+  status: JobStatus,
+  kind: JobKind,
+  user_id: Schema.String,
+  created_at: Schema.String,
+  finished_at: Schema.NullOr(Schema.String),
+  result: Schema.NullOr(Schema.Record({ key: Schema.String, value: Schema.Unknown })),
+  error: Schema.NullOr(Schema.String)
+}) {}
+
+export class JobsApi extends HttpApiGroup.make("jobs")
+  .add(
+    HttpApiEndpoint.get("getJob", "/v1/jobs/:job_id")
+      .setPath(Schema.Struct({ job_id: Schema.String }))
+      .addSuccess(Job)
+      .addError(NotFoundWire)
+      .annotate(OpenApi.Summary, "Status of an asynchronous job; found across restarts until pruned by retention")
+  )
+  .middleware(Authentication) {}

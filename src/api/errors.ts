@@ -1,0 +1,76 @@
+import { HttpApiSchema } from "@effect/platform"
+import { Schema } from "effect"
+
+/** Free-form detail object of an error envelope. */
+export const ErrorDetails = Schema.Record({ key: Schema.String, value: Schema.Unknown })
+export type ErrorDetails = typeof ErrorDetails.Type
+
+const fields = { message: Schema.String, details: ErrorDetails }
+
+export class Unauthorized extends Schema.TaggedError<Unauthorized>()("Unauthorized", fields) {}
+export class Forbidden extends Schema.TaggedError<Forbidden>()("Forbidden", fields) {}
+export class NotFound extends Schema.TaggedError<NotFound>()("NotFound", fields) {}
+export class MethodNotAllowed extends Schema.TaggedError<MethodNotAllowed>()("MethodNotAllowed", fields) {}
+export class PayloadTooLarge extends Schema.TaggedError<PayloadTooLarge>()("PayloadTooLarge", fields) {}
+export class ValidationError extends Schema.TaggedError<ValidationError>()("ValidationError", fields) {}
+export class InternalError extends Schema.TaggedError<InternalError>()("InternalError", fields) {}
+
+export type ApiError =
+  | Unauthorized
+  | Forbidden
+  | NotFound
+  | MethodNotAllowed
+  | PayloadTooLarge
+  | ValidationError
+  | InternalError
+
+/** Stable wire code and HTTP status of each error, keyed by its tag. */
+export const ERROR_CATALOGUE = {
+  Unauthorized: { code: "unauthorized", status: 401 },
+  Forbidden: { code: "forbidden", status: 403 },
+  NotFound: { code: "not_found", status: 404 },
+  MethodNotAllowed: { code: "method_not_allowed", status: 405 },
+  PayloadTooLarge: { code: "payload_too_large", status: 413 },
+  ValidationError: { code: "validation_error", status: 422 },
+  InternalError: { code: "internal_error", status: 500 }
+} as const satisfies Record<ApiError["_tag"], { code: string; status: number }>
+
+export const isApiError = (u: unknown): u is ApiError =>
+  typeof u === "object" && u !== null && "_tag" in u && typeof u._tag === "string" && u._tag in ERROR_CATALOGUE
+
+/** The body every error is sent with. */
+export const errorEnvelope = (error: ApiError) => ({
+  code: ERROR_CATALOGUE[error._tag].code,
+  message: error.message,
+  details: error.details
+})
+
+type ErrorClass<E extends ApiError> = Schema.Schema<E, Schema.Struct.Encoded<typeof fields> & { readonly _tag: E["_tag"] }> & {
+  readonly _tag: E["_tag"]
+  new(props: { readonly message: string; readonly details: ErrorDetails }): E
+}
+
+/**
+ * The wire form of an error: exactly `{code, message, details}` (no `_tag`), with its status
+ * for the HttpApi, decoding back to the typed error in the derived client.
+ */
+const wire = <E extends ApiError>(errorClass: ErrorClass<E>) => {
+  const { code, status } = ERROR_CATALOGUE[errorClass._tag as E["_tag"]]
+  return Schema.transform(
+    Schema.Struct({ code: Schema.Literal(code), message: Schema.String, details: ErrorDetails }),
+    Schema.typeSchema(errorClass),
+    {
+      strict: false,
+      decode: ({ details, message }) => new errorClass({ message, details }),
+      encode: (error) => ({ code, message: error.message, details: error.details })
+    }
+  ).annotations({ ...HttpApiSchema.annotations({ status }), identifier: errorClass._tag, title: code })
+}
+
+export const UnauthorizedWire = wire(Unauthorized)
+export const ForbiddenWire = wire(Forbidden)
+export const NotFoundWire = wire(NotFound)
+export const MethodNotAllowedWire = wire(MethodNotAllowed)
+export const PayloadTooLargeWire = wire(PayloadTooLarge)
+export const ValidationErrorWire = wire(ValidationError)
+export const InternalErrorWire = wire(InternalError)

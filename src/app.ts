@@ -1,0 +1,46 @@
+import { Effect, Layer, Logger, LogLevel } from "effect"
+import { AppConfig, type LogLevelName } from "./config/AppConfig.js"
+import { HttpLive } from "./http/server.js"
+import { AdminViews } from "./services/AdminViews.js"
+import { ApiKeys } from "./services/ApiKeys.js"
+import { DataRootLockLive } from "./services/DataRootLockLive.js"
+import { Jobs } from "./services/Jobs.js"
+import { TracingLive } from "./services/Tracing.js"
+import { ControlDbLive } from "./store/control/ControlDb.js"
+
+const LOG_LEVELS: Record<LogLevelName, LogLevel.LogLevel> = {
+  debug: LogLevel.Debug,
+  info: LogLevel.Info,
+  warning: LogLevel.Warning,
+  error: LogLevel.Error
+}
+
+/** Structured JSON log lines at the configured level. */
+const LoggingLive = Layer.unwrapEffect(
+  Effect.map(AppConfig, (config) =>
+    Layer.merge(Logger.json, Logger.minimumLogLevel(LOG_LEVELS[config.logLevel])))
+)
+
+const AuthWarningLive = Layer.effectDiscard(
+  Effect.flatMap(AppConfig, (config) =>
+    config.authDisabled
+      ? Effect.logWarning("authentication is DISABLED (SERVICE_AUTH_DISABLED=true): every caller has full access; never expose this instance")
+      : Effect.void)
+)
+
+/** Lock first, then the control plane, then the services over it. */
+const ControlPlaneLive = ControlDbLive.pipe(Layer.provideMerge(DataRootLockLive))
+
+const ServicesLive = Layer.mergeAll(ApiKeys.Default, Jobs.Default).pipe(
+  (services) => Layer.merge(services, AdminViews.Default.pipe(Layer.provide(services))),
+  Layer.provideMerge(ControlPlaneLive)
+)
+
+/** The whole server, from configuration to a listening socket. */
+export const ServerLive = HttpLive.pipe(
+  Layer.provide(AuthWarningLive),
+  Layer.provide(ServicesLive),
+  Layer.provide(TracingLive),
+  Layer.provide(LoggingLive),
+  Layer.provideMerge(AppConfig.layer)
+)

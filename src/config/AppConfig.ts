@@ -1,0 +1,96 @@
+import { Context, Effect, Layer, Option, type Redacted } from "effect"
+import * as NodePath from "node:path"
+import { configInvalid } from "../startup/StartupError.js"
+import { boolVar, choiceVar, intVar, optionalStringVar, originsVar, secretVar, stringVar } from "./variables.js"
+
+export const LLM_PROVIDERS = ["openai", "anthropic", "gemini", "ollama"] as const
+export type LlmProviderName = (typeof LLM_PROVIDERS)[number]
+
+export const LOG_LEVELS = ["debug", "info", "warning", "error"] as const
+export type LogLevelName = (typeof LOG_LEVELS)[number]
+
+export interface Settings {
+  readonly apiKey: Option.Option<Redacted.Redacted>
+  readonly authDisabled: boolean
+  readonly dataRoot: string
+  readonly storeCacheMax: number
+  readonly allowPurge: boolean
+  readonly requestLogMax: number
+  readonly jobRetentionMax: number
+  readonly maxBodyBytes: number
+  readonly host: string
+  readonly port: number
+  readonly corsOrigins: ReadonlyArray<string>
+  readonly logLevel: LogLevelName
+  readonly llm: {
+    readonly provider: LlmProviderName
+    readonly model: Option.Option<string>
+    readonly apiKey: Option.Option<Redacted.Redacted>
+    readonly baseUrl: Option.Option<string>
+  }
+  readonly embed: {
+    readonly provider: Option.Option<LlmProviderName>
+    readonly model: Option.Option<string>
+    readonly dimensions: Option.Option<number>
+  }
+  readonly mcp: { readonly allowWrite: boolean; readonly logLevel: string }
+  readonly apiUrl: string
+}
+
+const MIB = 1024 * 1024
+
+/** Reads and validates every SERVICE_* variable once; the first invalid one stops start-up. */
+export const loadSettings = Effect.gen(function*() {
+  const authDisabled = yield* boolVar("SERVICE_AUTH_DISABLED", false)
+  const apiKey = yield* secretVar("SERVICE_API_KEY")
+  if (!authDisabled && Option.isNone(apiKey)) {
+    return yield* configInvalid("SERVICE_API_KEY", "is required while authentication is on (set it, or SERVICE_AUTH_DISABLED=true for local development)")
+  }
+  const embedProvider = yield* optionalStringVar("SERVICE_EMBED_PROVIDER").pipe(
+    Effect.flatMap(Option.match({
+      onNone: () => Effect.succeed(Option.none<LlmProviderName>()),
+      onSome: () => Effect.map(choiceVar("SERVICE_EMBED_PROVIDER", LLM_PROVIDERS, "openai"), Option.some)
+    }))
+  )
+  const embedDimensions = yield* optionalStringVar("SERVICE_EMBED_DIMENSIONS").pipe(
+    Effect.flatMap(Option.match({
+      onNone: () => Effect.succeed(Option.none<number>()),
+      onSome: () => Effect.map(intVar("SERVICE_EMBED_DIMENSIONS", 0, { min: 1, max: 8192 }), Option.some)
+    }))
+  )
+  const settings: Settings = {
+    apiKey,
+    authDisabled,
+    dataRoot: NodePath.resolve(yield* stringVar("SERVICE_DATA_ROOT", "/data")),
+    storeCacheMax: yield* intVar("SERVICE_STORE_CACHE_MAX", 64, { min: 1 }),
+    allowPurge: yield* boolVar("SERVICE_ALLOW_PURGE", false),
+    requestLogMax: yield* intVar("SERVICE_REQUEST_LOG_MAX", 10_000, { min: 0 }),
+    jobRetentionMax: yield* intVar("SERVICE_JOB_RETENTION_MAX", 5_000, { min: 1 }),
+    maxBodyBytes: yield* intVar("SERVICE_MAX_BODY_BYTES", 10 * MIB, { min: 1024 }),
+    host: yield* stringVar("SERVICE_HOST", "0.0.0.0"),
+    port: yield* intVar("SERVICE_PORT", 8000, { min: 0, max: 65535 }),
+    corsOrigins: yield* originsVar("SERVICE_CORS_ORIGINS", !authDisabled),
+    logLevel: yield* choiceVar("SERVICE_LOG_LEVEL", LOG_LEVELS, "info"),
+    llm: {
+      provider: yield* choiceVar("SERVICE_LLM_PROVIDER", LLM_PROVIDERS, "openai"),
+      model: yield* optionalStringVar("SERVICE_LLM_MODEL"),
+      apiKey: yield* secretVar("SERVICE_LLM_API_KEY"),
+      baseUrl: yield* optionalStringVar("SERVICE_LLM_BASE_URL")
+    },
+    embed: {
+      provider: embedProvider,
+      model: yield* optionalStringVar("SERVICE_EMBED_MODEL"),
+      dimensions: embedDimensions
+    },
+    mcp: {
+      allowWrite: yield* boolVar("SERVICE_MCP_ALLOW_WRITE", false),
+      logLevel: yield* stringVar("SERVICE_MCP_LOG_LEVEL", "WARNING")
+    },
+    apiUrl: yield* stringVar("SERVICE_API_URL", "http://127.0.0.1:8000")
+  }
+  return settings
+})
+
+export class AppConfig extends Context.Tag("Memory/AppConfig")<AppConfig, Settings>() {
+  static readonly layer = Layer.effect(AppConfig, loadSettings)
+}

@@ -1,0 +1,49 @@
+import { Headers, HttpServerRequest } from "@effect/platform"
+import { Effect, Layer, Option, Redacted } from "effect"
+import * as NodeCrypto from "node:crypto"
+import { Authentication } from "../api/Authentication.js"
+import { Unauthorized } from "../api/errors.js"
+import { AppConfig } from "../config/AppConfig.js"
+import { ApiKeys } from "../services/ApiKeys.js"
+
+/**
+ * The key a request presents: the Bearer token of `Authorization` (scheme matched in any case),
+ * else `X-API-Key`; both trimmed. An empty token counts as none.
+ */
+export const presentedKey = (headers: Headers.Headers): Option.Option<string> => {
+  const authorization = Option.getOrElse(Headers.get(headers, "authorization"), () => "")
+  const space = authorization.indexOf(" ")
+  if (space > 0 && authorization.slice(0, space).toLowerCase() === "bearer") {
+    const token = authorization.slice(space + 1).trim()
+    if (token !== "") return Option.some(token)
+  }
+  return Headers.get(headers, "x-api-key").pipe(Option.map((key) => key.trim()), Option.filter((key) => key !== ""))
+}
+
+const digest = (text: string) => NodeCrypto.createHash("sha256").update(text, "utf8").digest()
+
+/** Compares in time independent of where the strings differ (and of their lengths). */
+const sameSecret = (presented: string, expected: string) => NodeCrypto.timingSafeEqual(digest(presented), digest(expected))
+
+const missing = new Unauthorized({ message: "missing API key (Authorization: Bearer <key> or X-API-Key)", details: {} })
+const invalid = new Unauthorized({ message: "invalid API key", details: {} })
+
+export const AuthenticationLive = Layer.effect(
+  Authentication,
+  Effect.gen(function*() {
+    const config = yield* AppConfig
+    const keys = yield* ApiKeys
+    const authenticate = Effect.gen(function*() {
+      if (config.authDisabled) return { name: "anonymous" }
+      const request = yield* HttpServerRequest.HttpServerRequest
+      const presented = presentedKey(request.headers)
+      if (Option.isNone(presented)) return yield* missing
+      const bootstrap = Option.map(config.apiKey, Redacted.value)
+      if (Option.isSome(bootstrap) && sameSecret(presented.value, bootstrap.value)) return { name: "bootstrap" }
+      const named = yield* keys.resolve(presented.value)
+      return Option.isSome(named) ? { name: named.value } : yield* invalid
+    }).pipe(Effect.withSpan("Authentication.authenticate"))
+    // Both documented schemes resolve through the one rule above, so their order cannot matter.
+    return { bearer: () => authenticate, apiKey: () => authenticate }
+  })
+)

@@ -1,0 +1,154 @@
+import { HttpApiBuilder, HttpIncomingMessage, HttpServerError, HttpServerRequest, HttpServerResponse } from "@effect/platform"
+import { HttpApiDecodeError } from "@effect/platform/HttpApiError"
+import { Cause, Effect, Either, Option, Schema } from "effect"
+import { MemoryApi } from "../api/Api.js"
+import {
+  type ApiError,
+  errorEnvelope,
+  ERROR_CATALOGUE,
+  InternalError,
+  isApiError,
+  MethodNotAllowed,
+  NotFound,
+  PayloadTooLarge,
+  ValidationError
+} from "../api/errors.js"
+import type { CorsPolicy } from "./cors.js"
+import { allowedMethods, matchRoute, type RouteInputs } from "./routes.js"
+import { type FieldError, fieldErrors } from "./validationErrors.js"
+
+export const errorResponse = (error: ApiError, headers: Record<string, string> = {}) =>
+  HttpServerResponse.unsafeJson(errorEnvelope(error), { status: ERROR_CATALOGUE[error._tag].status, headers })
+
+export const validationFailed = (errors: ReadonlyArray<FieldError>) =>
+  new ValidationError({ message: "request failed schema validation", details: { errors } })
+
+const isJsonContentType = (contentType: string | undefined) =>
+  contentType === undefined || /^application\/([\w.+-]*\+)?json\b/i.test(contentType.trim())
+
+const queryRecord = (url: string) => {
+  const record: Record<string, string | Array<string>> = {}
+  for (const [key, value] of new URL(url, "http://localhost").searchParams) {
+    const previous = record[key]
+    record[key] = previous === undefined ? value : Array.isArray(previous) ? [...previous, value] : [previous, value]
+  }
+  return record
+}
+
+/**
+ * The builder reports only flattened messages for a schema failure; decoding the request again
+ * against the matched endpoint's schemas yields the typed issues the 422 details are built from.
+ */
+const revalidate = (request: HttpServerRequest.HttpServerRequest, inputs: RouteInputs, params: Record<string, string>) =>
+  Effect.gen(function*() {
+    const body = Option.isSome(inputs.body)
+      ? isJsonContentType(request.headers["content-type"])
+        ? yield* Effect.orElseSucceed(request.json, () => null)
+        : yield* Effect.orElseSucceed(request.text, () => "")
+      : undefined
+    const parts: Array<[Option.Option<Schema.Schema.Any>, "path" | "query" | "body", unknown]> = [
+      [inputs.path, "path", params],
+      [inputs.query, "query", queryRecord(request.url)],
+      [inputs.body, "body", body]
+    ]
+    const errors: Array<FieldError> = []
+    for (const [schema, part, input] of parts) {
+      if (Option.isNone(schema)) continue
+      const decoded = Schema.decodeUnknownEither(schema.value as Schema.Schema<unknown, unknown>, { errors: "all" })(input)
+      if (Either.isLeft(decoded)) errors.push(...fieldErrors(decoded.left.issue, part, input))
+    }
+    return errors
+  })
+
+const fromDecodeError = (decodeError: HttpApiDecodeError) =>
+  Effect.gen(function*() {
+    const request = yield* HttpServerRequest.HttpServerRequest
+    const path = new URL(request.url, "http://localhost").pathname
+    const matched = matchRoute(request.method, path)
+    const errors = matched === undefined ? [] : yield* revalidate(request, matched.route.inputs, matched.params)
+    return validationFailed(errors.length > 0 ? errors : decodeError.issues.map((issue) => ({
+      type: "value_error",
+      loc: ["body", ...issue.path.map((key) => typeof key === "number" ? key : String(key))],
+      msg: issue.message,
+      input: null
+    })))
+  })
+
+const JSON_POSITION = /position (\d+)/
+
+/** The body could not be read: over the size limit, or not JSON. */
+const fromRequestError = (error: HttpServerError.RequestError, maxBodyBytes: number): ApiError => {
+  const cause = String(error.cause ?? error.description ?? "")
+  if (cause.includes("maxBytes exceeded")) {
+    return new PayloadTooLarge({ message: `request body exceeds ${maxBodyBytes} bytes`, details: { max_bytes: maxBodyBytes } })
+  }
+  const offset = Number(JSON_POSITION.exec(cause)?.[1] ?? 0)
+  return validationFailed([{
+    type: "json_invalid",
+    loc: ["body", offset],
+    msg: "JSON decode error",
+    input: {},
+    ctx: { error: cause.replace(/^SyntaxError: /, "") }
+  }])
+}
+
+const routingError = (request: HttpServerRequest.HttpServerRequest) => {
+  const path = new URL(request.url, "http://localhost").pathname
+  const allowed = allowedMethods(path)
+  return Effect.succeed(
+    allowed.length > 0
+      ? errorResponse(new MethodNotAllowed({ message: "Method Not Allowed", details: {} }), { allow: allowed.join(", ") })
+      : errorResponse(new NotFound({ message: "Not Found", details: {} }))
+  )
+}
+
+const unexpected = (cause: Cause.Cause<unknown>) =>
+  Effect.logError("unhandled failure", cause).pipe(
+    Effect.as(errorResponse(new InternalError({ message: "internal error; the request id identifies it in the logs", details: {} })))
+  )
+
+/**
+ * Every failure the contract does not declare becomes an envelope here: routing misses (404,
+ * 405), schema failures (422), unreadable bodies (413/422) and defects (500).
+ * Declared errors pass through to the builder, which encodes them with their status.
+ */
+export const handleFailure = (maxBodyBytes: number) => (cause: Cause.Cause<unknown>) =>
+  Effect.gen(function*() {
+    // The app is typed as failing with nothing, yet declared errors do arrive here; handing the
+    // cause back lets the builder encode them with their declared status.
+    const passThrough = Effect.failCause(cause as Cause.Cause<never>)
+    if (Cause.isInterruptedOnly(cause)) return yield* passThrough
+    const squashed = Cause.squash(cause)
+    if (isApiError(squashed)) return yield* passThrough
+    const request = yield* HttpServerRequest.HttpServerRequest
+    if (HttpServerError.isServerError(squashed)) {
+      if (squashed._tag === "RouteNotFound") return yield* routingError(request)
+      if (squashed._tag === "RequestError" && squashed.reason === "Decode") {
+        return errorResponse(fromRequestError(squashed, maxBodyBytes))
+      }
+    }
+    if (squashed instanceof HttpApiDecodeError) return errorResponse(yield* fromDecodeError(squashed))
+    return yield* unexpected(cause)
+  })
+
+const tooLarge = (maxBodyBytes: number) =>
+  errorResponse(new PayloadTooLarge({ message: `request body exceeds ${maxBodyBytes} bytes`, details: { max_bytes: maxBodyBytes } }))
+
+/**
+ * The API's edge, inside routing's reach but before any handler: CORS preflights answered,
+ * declared oversize bodies refused before a byte is read (undeclared ones are cut off while
+ * streaming), and every failure rendered as above.
+ */
+export const edgeLayer = (options: { readonly maxBodyBytes: number; readonly cors: CorsPolicy }) =>
+  HttpApiBuilder.middleware(MemoryApi, (app) =>
+    Effect.gen(function*() {
+      const request = yield* HttpServerRequest.HttpServerRequest
+      const preflight = options.cors.preflight(request)
+      if (Option.isSome(preflight)) return preflight.value
+      const declared = request.headers["content-length"]
+      if (declared !== undefined && Number(declared) > options.maxBodyBytes) return tooLarge(options.maxBodyBytes)
+      return yield* app.pipe(
+        HttpIncomingMessage.withMaxBodySize(Option.some(options.maxBodyBytes)),
+        Effect.catchAllCause(handleFailure(options.maxBodyBytes))
+      )
+    }))

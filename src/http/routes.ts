@@ -1,0 +1,98 @@
+import { HttpApi, type HttpApiEndpoint } from "@effect/platform"
+import type { Schema } from "effect"
+import { Option } from "effect"
+import { MemoryApi } from "../api/Api.js"
+
+/** The schemas an endpoint decodes its request with, by where the input comes from. */
+export interface RouteInputs {
+  readonly path: Option.Option<Schema.Schema.Any>
+  readonly query: Option.Option<Schema.Schema.Any>
+  readonly body: Option.Option<Schema.Schema.Any>
+}
+
+export interface Route {
+  readonly method: string
+  /** The path as documented, e.g. `/v1/jobs/{job_id}`: the key of metrics and the request log. */
+  readonly template: string
+  readonly pattern: RegExp
+  readonly paramNames: ReadonlyArray<string>
+  readonly inputs: RouteInputs
+}
+
+export interface RouteMatch {
+  readonly route: Route
+  readonly params: Record<string, string>
+}
+
+const NO_INPUTS: RouteInputs = { path: Option.none(), query: Option.none(), body: Option.none() }
+
+const escapeRegExp = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")
+
+const makeRoute = (method: string, path: string, inputs: RouteInputs): Route => {
+  const paramNames: Array<string> = []
+  const source = path.split("/").map((segment) => {
+    if (!segment.startsWith(":")) return escapeRegExp(segment)
+    paramNames.push(segment.slice(1))
+    return "([^/]+)"
+  }).join("/")
+  return {
+    method,
+    template: path.replace(/:([A-Za-z0-9_]+)/g, "{$1}"),
+    pattern: new RegExp(`^${source}$`),
+    paramNames,
+    inputs
+  }
+}
+
+const endpointInputs = (endpoint: HttpApiEndpoint.HttpApiEndpoint.AnyWithProps): RouteInputs => ({
+  path: endpoint.pathSchema as Option.Option<Schema.Schema.Any>,
+  query: endpoint.urlParamsSchema as Option.Option<Schema.Schema.Any>,
+  body: endpoint.method === "GET" || endpoint.method === "DELETE"
+    ? Option.none()
+    : endpoint.payloadSchema as Option.Option<Schema.Schema.Any>
+})
+
+/** Every route the server answers, derived from the API definition plus the documentation routes. */
+const collectRoutes = (): ReadonlyArray<Route> => {
+  const routes: Array<Route> = []
+  HttpApi.reflect(MemoryApi, {
+    onGroup: () => {},
+    onEndpoint: ({ endpoint }) => {
+      const withProps = endpoint as unknown as HttpApiEndpoint.HttpApiEndpoint.AnyWithProps
+      routes.push(makeRoute(withProps.method, withProps.path, endpointInputs(withProps)))
+    }
+  })
+  routes.push(makeRoute("GET", "/docs", NO_INPUTS), makeRoute("GET", "/openapi.json", NO_INPUTS))
+  return routes
+}
+
+const ROUTES = collectRoutes()
+
+const decodeSegment = (segment: string) => {
+  try {
+    return decodeURIComponent(segment)
+  } catch {
+    return segment
+  }
+}
+
+export const matchRoute = (method: string, path: string): RouteMatch | undefined => {
+  for (const route of ROUTES) {
+    if (route.method !== method) continue
+    const found = route.pattern.exec(path)
+    if (found === null) continue
+    const params: Record<string, string> = {}
+    route.paramNames.forEach((name, i) => {
+      params[name] = decodeSegment(found[i + 1] ?? "")
+    })
+    return { route, params }
+  }
+  return undefined
+}
+
+/** Methods that some route serves at this path (for 405 and its Allow header). */
+export const allowedMethods = (path: string): ReadonlyArray<string> =>
+  [...new Set(ROUTES.filter((route) => route.pattern.test(path)).map((route) => route.method))]
+
+/** The key a request is counted and logged under: its route template, else the raw path. */
+export const routeKey = (method: string, path: string) => matchRoute(method, path)?.route.template ?? path

@@ -1,0 +1,34 @@
+import { HttpApiBuilder, HttpApiSwagger, HttpServer } from "@effect/platform"
+import { NodeHttpServer } from "@effect/platform-node"
+import { Effect, Layer } from "effect"
+import { createServer } from "node:http"
+import { MemoryApi } from "../api/Api.js"
+import { AppConfig } from "../config/AppConfig.js"
+import { AuthenticationLive } from "./authentication.js"
+import { corsPolicy } from "./cors.js"
+import { edgeLayer } from "./edge.js"
+import { AdminLive } from "./handlers/admin.js"
+import { HealthLive } from "./handlers/health.js"
+import { JobsLive } from "./handlers/jobs.js"
+import { requestContext } from "./requestContext.js"
+
+const ApiLive = HttpApiBuilder.api(MemoryApi).pipe(
+  Layer.provide([HealthLive, JobsLive, AdminLive]),
+  Layer.provide(AuthenticationLive)
+)
+
+/** The HTTP server: the API, /docs, /openapi.json, and the middleware around them. */
+export const HttpLive = Layer.unwrapEffect(
+  Effect.gen(function*() {
+    const config = yield* AppConfig
+    const cors = corsPolicy(config.corsOrigins)
+    return HttpApiBuilder.serve(requestContext(cors)).pipe(
+      Layer.provide(HttpApiSwagger.layer({ path: "/docs" })),
+      Layer.provide(HttpApiBuilder.middlewareOpenApi({ path: "/openapi.json" })),
+      Layer.provide(edgeLayer({ maxBodyBytes: config.maxBodyBytes, cors })),
+      Layer.provide(ApiLive),
+      HttpServer.withLogAddress,
+      Layer.provideMerge(NodeHttpServer.layer(createServer, { port: config.port, host: config.host }))
+    )
+  })
+)

@@ -1,0 +1,19 @@
+import { Data } from "effect"
+
+/**
+ * A failure that stops the process before it serves: printed as one JSON line
+ * `{code, message, details}` on stderr, then a non-zero exit.
+ */
+export class StartupError extends Data.TaggedError("StartupError")<{
+  readonly code:
+    | "config_invalid"
+    | "data_root_locked"
+    | "data_root_not_writable"
+    | "control_schema_newer"
+    | "control_plane_unavailable"
+  readonly message: string
+  readonly details: Record<string, unknown>
+}> {}
+
+export const configInvalid = (variable: string, message: string, extra: Record<string, unknown> = {}) =>
+  new StartupError({ code: "config_invalid", message: `${variable}: ${message}`, details: { variable, ...extra } })

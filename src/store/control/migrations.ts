@@ -1,0 +1,54 @@
+import { SqlClient } from "@effect/sql"
+import { Effect } from "effect"
+
+/** Control-plane schema: jobs, named keys, the request log and lock contention. Append only. */
+export const controlMigrations = {
+  "0001_control_plane": Effect.gen(function*() {
+    const sql = yield* SqlClient.SqlClient
+    yield* sql`
+      CREATE TABLE jobs (
+        job_id TEXT PRIMARY KEY,
+        kind TEXT NOT NULL,
+        status TEXT NOT NULL,
+        user_id TEXT NOT NULL,
+        payload TEXT NOT NULL,
+        result TEXT,
+        error TEXT,
+        attempts INTEGER NOT NULL DEFAULT 0,
+        created_at TEXT NOT NULL,
+        started_at TEXT,
+        finished_at TEXT
+      )`
+    yield* sql`CREATE INDEX jobs_by_status ON jobs (status)`
+    yield* sql`CREATE INDEX jobs_by_created ON jobs (created_at)`
+    yield* sql`
+      CREATE TABLE api_keys (
+        id TEXT PRIMARY KEY,
+        name TEXT NOT NULL,
+        prefix TEXT NOT NULL,
+        key_hash TEXT NOT NULL UNIQUE,
+        created_at TEXT NOT NULL,
+        last_used_at TEXT,
+        revoked_at TEXT
+      )`
+    yield* sql`
+      CREATE TABLE request_log (
+        id INTEGER PRIMARY KEY AUTOINCREMENT,
+        request_id TEXT NOT NULL,
+        method TEXT NOT NULL,
+        route TEXT NOT NULL,
+        status_code INTEGER NOT NULL,
+        latency_ms REAL NOT NULL,
+        key_name TEXT,
+        created_at TEXT NOT NULL
+      )`
+    yield* sql`
+      CREATE TABLE lock_contention (
+        id INTEGER PRIMARY KEY CHECK (id = 1),
+        count INTEGER NOT NULL,
+        last_at TEXT
+      )`
+  })
+}
+
+export const LATEST_CONTROL_MIGRATION = 1

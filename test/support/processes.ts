@@ -1,0 +1,74 @@
+import { type ChildProcess, spawn } from "node:child_process"
+import * as NodePath from "node:path"
+
+const ROOT = NodePath.resolve(import.meta.dirname, "../..")
+
+export interface ServiceProcess {
+  readonly child: ChildProcess
+  readonly port: number
+  readonly stderr: () => string
+  readonly exited: Promise<number | null>
+}
+
+export interface FinishedProcess {
+  readonly code: number | null
+  readonly stdout: string
+  readonly stderr: string
+}
+
+const spawnService = (env: Record<string, string>) =>
+  spawn(process.execPath, ["--import", "tsx", NodePath.join(ROOT, "src/main.ts")], {
+    cwd: ROOT,
+    env: { PATH: process.env.PATH ?? "", HOME: process.env.HOME ?? "/tmp", SERVICE_HOST: "127.0.0.1", SERVICE_LOG_LEVEL: "info", ...env },
+    stdio: ["ignore", "pipe", "pipe"]
+  })
+
+/** Runs the service as a real process until it prints its listening address. */
+export const startProcess = (env: Record<string, string>, timeoutMs = 20_000): Promise<ServiceProcess> =>
+  new Promise((resolve, reject) => {
+    const child = spawnService({ SERVICE_PORT: "0", ...env })
+    let stdout = ""
+    let stderr = ""
+    const exited = new Promise<number | null>((done) => child.on("exit", (code) => done(code)))
+    const timer = setTimeout(() => {
+      child.kill("SIGKILL")
+      reject(new Error(`service did not start in ${timeoutMs} ms\n${stdout}\n${stderr}`))
+    }, timeoutMs)
+    child.stderr!.on("data", (chunk: Buffer) => {
+      stderr += chunk.toString()
+    })
+    child.stdout!.on("data", (chunk: Buffer) => {
+      stdout += chunk.toString()
+      const port = /Listening on http:\/\/[^:]+:(\d+)/.exec(stdout)?.[1]
+      if (port !== undefined) {
+        clearTimeout(timer)
+        resolve({ child, port: Number(port), stderr: () => stderr, exited })
+      }
+    })
+    void exited.then((code) => {
+      clearTimeout(timer)
+      reject(new Error(`service exited with ${code} before listening\n${stdout}\n${stderr}`))
+    })
+  })
+
+/** Runs the service as a real process expected to stop by itself (a refused start). */
+export const runToExit = (env: Record<string, string>, timeoutMs = 20_000): Promise<FinishedProcess> =>
+  new Promise((resolve, reject) => {
+    const child = spawnService({ SERVICE_PORT: "0", ...env })
+    let stdout = ""
+    let stderr = ""
+    child.stdout!.on("data", (chunk: Buffer) => (stdout += chunk.toString()))
+    child.stderr!.on("data", (chunk: Buffer) => (stderr += chunk.toString()))
+    const timer = setTimeout(() => {
+      child.kill("SIGKILL")
+      reject(new Error(`service did not exit in ${timeoutMs} ms\n${stdout}\n${stderr}`))
+    }, timeoutMs)
+    child.on("exit", (code) => {
+      clearTimeout(timer)
+      resolve({ code, stdout, stderr })
+    })
+  })
+
+/** The JSON lines a process wrote to stderr. */
+export const jsonLines = (text: string): Array<Record<string, unknown>> =>
+  text.split("\n").filter((line) => line.trim().startsWith("{")).map((line) => JSON.parse(line) as Record<string, unknown>)

@@ -1,0 +1,57 @@
+import { FetchHttpClient, HttpApiClient, HttpClient, HttpClientRequest, HttpServer } from "@effect/platform"
+import { ConfigProvider, Context, Effect, Layer } from "effect"
+import * as NodeFs from "node:fs"
+import * as NodeOs from "node:os"
+import * as NodePath from "node:path"
+import { MemoryApi } from "../../src/api/Api.js"
+import { ServerLive } from "../../src/app.js"
+
+export const API_KEY = "test-bootstrap-key-5f1c"
+
+export const tempDataRoot = () => NodeFs.mkdtempSync(NodePath.join(NodeOs.tmpdir(), "memory-test-"))
+
+export interface RunningServer {
+  readonly baseUrl: string
+  readonly dataRoot: string
+}
+
+/** Starts the real server in-process on port 0 over a fresh data root, for the enclosing scope. */
+export const startServer = (env: Record<string, string> = {}) =>
+  Effect.gen(function*() {
+    const dataRoot = env.SERVICE_DATA_ROOT ?? tempDataRoot()
+    const settings = new Map(Object.entries({
+      SERVICE_API_KEY: API_KEY,
+      SERVICE_PORT: "0",
+      SERVICE_HOST: "127.0.0.1",
+      SERVICE_LOG_LEVEL: "error",
+      ...env,
+      SERVICE_DATA_ROOT: dataRoot
+    }))
+    const context = yield* Layer.build(ServerLive.pipe(Layer.provide(Layer.setConfigProvider(ConfigProvider.fromMap(settings)))))
+    const address = Context.get(context, HttpServer.HttpServer).address
+    if (address._tag !== "TcpAddress") return yield* Effect.dieMessage("expected a TCP address")
+    return { baseUrl: `http://127.0.0.1:${address.port}`, dataRoot } satisfies RunningServer
+  })
+
+/** The client derived from the API definition, authenticated with the given key. */
+export const apiClient = (baseUrl: string, key: string = API_KEY) =>
+  HttpApiClient.make(MemoryApi, {
+    baseUrl,
+    transformClient: HttpClient.mapRequest(HttpClientRequest.bearerToken(key))
+  }).pipe(Effect.provide(FetchHttpClient.layer))
+
+/** Raw HTTP, for what the typed client cannot send (malformed bodies, odd headers). */
+export const rawFetch = (url: string, init: RequestInit = {}) =>
+  Effect.promise(async () => {
+    const response = await fetch(url, init)
+    const text = await response.text()
+    let body: unknown = undefined
+    try {
+      body = JSON.parse(text)
+    } catch {
+      body = text
+    }
+    return { status: response.status, headers: response.headers, body, text }
+  })
+
+export const authHeaders = (key: string = API_KEY) => ({ authorization: `Bearer ${key}` })
