@@ -1,6 +1,7 @@
 import { HttpApiBuilder, HttpIncomingMessage, HttpServerError, HttpServerRequest, HttpServerResponse } from "@effect/platform"
 import { HttpApiDecodeError } from "@effect/platform/HttpApiError"
 import { Cause, Effect, Either, Option, Schema } from "effect"
+import { type ParseError, parse as parseJson } from "jsonc-parser"
 import { MemoryApi } from "../api/Api.js"
 import {
   type ApiError,
@@ -74,23 +75,29 @@ const fromDecodeError = (decodeError: HttpApiDecodeError) =>
     })))
   })
 
-const JSON_POSITION = /position (\d+)/
+/** Where a body stops being JSON, as a character offset (V8's messages no longer carry one). */
+const jsonErrorOffset = (text: string) => {
+  const errors: Array<ParseError> = []
+  parseJson(text, errors, { disallowComments: true, allowTrailingComma: false })
+  return errors[0]?.offset ?? 0
+}
 
 /** The body could not be read: over the size limit, or not JSON. */
-const fromRequestError = (error: HttpServerError.RequestError, maxBodyBytes: number): ApiError => {
-  const cause = String(error.cause ?? error.description ?? "")
-  if (cause.includes("maxBytes exceeded")) {
-    return new PayloadTooLarge({ message: `request body exceeds ${maxBodyBytes} bytes`, details: { max_bytes: maxBodyBytes } })
-  }
-  const offset = Number(JSON_POSITION.exec(cause)?.[1] ?? 0)
-  return validationFailed([{
-    type: "json_invalid",
-    loc: ["body", offset],
-    msg: "JSON decode error",
-    input: {},
-    ctx: { error: cause.replace(/^SyntaxError: /, "") }
-  }])
-}
+const fromRequestError = (error: HttpServerError.RequestError, maxBodyBytes: number) =>
+  Effect.gen(function*() {
+    const cause = String(error.cause ?? error.description ?? "")
+    if (cause.includes("maxBytes exceeded")) {
+      return new PayloadTooLarge({ message: `request body exceeds ${maxBodyBytes} bytes`, details: { max_bytes: maxBodyBytes } })
+    }
+    const text = yield* Effect.orElseSucceed(error.request.text, () => "")
+    return validationFailed([{
+      type: "json_invalid",
+      loc: ["body", jsonErrorOffset(text)],
+      msg: "JSON decode error",
+      input: {},
+      ctx: { error: cause.replace(/^SyntaxError: /, "") }
+    }])
+  })
 
 const routingError = (request: HttpServerRequest.HttpServerRequest) => {
   const path = new URL(request.url, "http://localhost").pathname
@@ -124,7 +131,7 @@ export const handleFailure = (maxBodyBytes: number) => (cause: Cause.Cause<unkno
     if (HttpServerError.isServerError(squashed)) {
       if (squashed._tag === "RouteNotFound") return yield* routingError(request)
       if (squashed._tag === "RequestError" && squashed.reason === "Decode") {
-        return errorResponse(fromRequestError(squashed, maxBodyBytes))
+        return errorResponse(yield* fromRequestError(squashed, maxBodyBytes))
       }
     }
     if (squashed instanceof HttpApiDecodeError) return errorResponse(yield* fromDecodeError(squashed))
