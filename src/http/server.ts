@@ -12,6 +12,19 @@ import { HealthLive } from "./handlers/health.js"
 import { JobsLive } from "./handlers/jobs.js"
 import { requestContext } from "./requestContext.js"
 
+/**
+ * Node closes only the connections idle when shutdown begins; one that finishes its in-flight
+ * response afterwards is closed at once too, so shutdown never waits out a keep-alive timeout.
+ */
+const makeNodeServer = () => {
+  const server = createServer()
+  server.on("request", (_request, response) =>
+    response.on("finish", () => {
+      if (!server.listening) setImmediate(() => server.closeIdleConnections())
+    }))
+  return server
+}
+
 const ApiLive = HttpApiBuilder.api(MemoryApi).pipe(
   Layer.provide([HealthLive, JobsLive, AdminLive]),
   Layer.provide(AuthenticationLive)
@@ -28,7 +41,7 @@ export const HttpLive = Layer.unwrapEffect(
       Layer.provide(edgeLayer({ maxBodyBytes: config.maxBodyBytes, cors })),
       Layer.provide(ApiLive),
       HttpServer.withLogAddress,
-      Layer.provideMerge(NodeHttpServer.layer(createServer, { port: config.port, host: config.host }))
+      Layer.provideMerge(NodeHttpServer.layer(makeNodeServer, { port: config.port, host: config.host }))
     )
   })
 )
