@@ -1,0 +1,164 @@
+import { HttpServerRequest } from "@effect/platform"
+import { describe, expect, it } from "@effect/vitest"
+import { Cause, Effect } from "effect"
+import * as NodeHttp from "node:http"
+import { handleFailure } from "../src/http/edge.js"
+import { authHeaders, rawFetch, startServer } from "./support/server.js"
+
+const jsonPost = (body: string, contentType = "application/json") => ({
+  method: "POST",
+  headers: { ...authHeaders(), "content-type": contentType },
+  body
+})
+
+const errorsOf = (body: unknown) => (body as { details: { errors: Array<Record<string, unknown>> } }).details.errors
+
+describe("routing errors", () => {
+  it.scoped("an unknown route is 404 not_found in the envelope, before auth", () =>
+    Effect.gen(function*() {
+      const { baseUrl } = yield* startServer()
+      const response = yield* rawFetch(`${baseUrl}/v1/zzz/abc`)
+      expect(response.status).toBe(404)
+      expect(response.body).toEqual({ code: "not_found", message: "Not Found", details: {} })
+    }))
+
+  it.scoped("a known path with another method is 405 method_not_allowed with Allow", () =>
+    Effect.gen(function*() {
+      const { baseUrl } = yield* startServer()
+      const response = yield* rawFetch(`${baseUrl}/v1/admin/keys`, { method: "PUT" })
+      expect(response.status).toBe(405)
+      expect(response.body).toEqual({ code: "method_not_allowed", message: "Method Not Allowed", details: {} })
+      expect(response.headers.get("allow")).toBe("GET, POST")
+      const withoutCors = yield* rawFetch(`${baseUrl}/v1/jobs/abc`, { method: "OPTIONS" })
+      expect(withoutCors.status).toBe(405)
+      expect(withoutCors.headers.get("allow")).toBe("GET")
+    }))
+})
+
+describe("validation errors", () => {
+  it.scoped("a missing field is 422 validation_error with a pydantic-shaped item", () =>
+    Effect.gen(function*() {
+      const { baseUrl } = yield* startServer()
+      const response = yield* rawFetch(`${baseUrl}/v1/admin/keys`, jsonPost(JSON.stringify({ label: "x" })))
+      expect(response.status).toBe(422)
+      expect(response.body).toEqual({
+        code: "validation_error",
+        message: "request failed schema validation",
+        details: { errors: [{ type: "missing", loc: ["body", "name"], msg: "Field required", input: { label: "x" } }] }
+      })
+    }))
+
+  it.scoped("bounds are reported with their type and ctx", () =>
+    Effect.gen(function*() {
+      const { baseUrl } = yield* startServer()
+      const short = yield* rawFetch(`${baseUrl}/v1/admin/keys`, jsonPost(JSON.stringify({ name: "" })))
+      expect(errorsOf(short.body)).toEqual([{
+        type: "string_too_short",
+        loc: ["body", "name"],
+        msg: "String should have at least 1 character",
+        input: "",
+        ctx: { min_length: 1 }
+      }])
+      const long = yield* rawFetch(`${baseUrl}/v1/admin/keys`, jsonPost(JSON.stringify({ name: "n".repeat(65) })))
+      expect(errorsOf(long.body)[0]).toMatchObject({ type: "string_too_long", ctx: { max_length: 64 } })
+      const wrongType = yield* rawFetch(`${baseUrl}/v1/admin/keys`, jsonPost(JSON.stringify({ name: 42 })))
+      expect(errorsOf(wrongType.body)[0]).toMatchObject({ type: "string_type", loc: ["body", "name"], input: 42 })
+    }))
+
+  it.scoped("malformed JSON is 422 json_invalid at the offending offset", () =>
+    Effect.gen(function*() {
+      const { baseUrl } = yield* startServer()
+      const response = yield* rawFetch(`${baseUrl}/v1/admin/keys`, jsonPost("{\"name\": }"))
+      expect(response.status).toBe(422)
+      const [error] = errorsOf(response.body)
+      expect(error).toMatchObject({ type: "json_invalid", msg: "JSON decode error", input: {} })
+      expect(error?.loc).toEqual(["body", 9])
+      expect(typeof (error?.ctx as { error: unknown }).error).toBe("string")
+    }))
+
+  it.scoped("a body that is not JSON, or no body at all, is refused with its own type", () =>
+    Effect.gen(function*() {
+      const { baseUrl } = yield* startServer()
+      const text = yield* rawFetch(`${baseUrl}/v1/admin/keys`, jsonPost("name=x", "text/plain"))
+      expect(text.status).toBe(422)
+      expect(errorsOf(text.body)).toEqual([{
+        type: "model_attributes_type",
+        loc: ["body"],
+        msg: "Input should be a valid dictionary or object to extract fields from",
+        input: "name=x"
+      }])
+      const empty = yield* rawFetch(`${baseUrl}/v1/admin/keys`, jsonPost(""))
+      expect(errorsOf(empty.body)).toEqual([{ type: "missing", loc: ["body"], msg: "Field required", input: null }])
+    }))
+
+  it.scoped("a bad query value is reported at its query location", () =>
+    Effect.gen(function*() {
+      const { baseUrl } = yield* startServer()
+      const response = yield* rawFetch(`${baseUrl}/v1/admin/keys?include_revoked=maybe`, { headers: authHeaders() })
+      expect(response.status).toBe(422)
+      expect(errorsOf(response.body)).toEqual([{
+        type: "bool_parsing",
+        loc: ["query", "include_revoked"],
+        msg: "Input should be a valid boolean, unable to interpret input",
+        input: "maybe"
+      }])
+    }))
+
+  it.scoped("auth is checked before the body is validated", () =>
+    Effect.gen(function*() {
+      const { baseUrl } = yield* startServer()
+      const response = yield* rawFetch(`${baseUrl}/v1/admin/keys`, { method: "POST", headers: { "content-type": "application/json" }, body: "{}" })
+      expect(response.status).toBe(401)
+    }))
+})
+
+/** Sends a body in chunks with no Content-Length, so the limit can only be enforced while reading. */
+const postChunked = (url: string, chunks: number, chunkSize: number) =>
+  new Promise<{ readonly status: number } | { readonly dropped: string }>((resolve) => {
+    const request = NodeHttp.request(url, { method: "POST", headers: { ...authHeaders(), "content-type": "application/json" } }, (response) => {
+      response.resume()
+      response.on("end", () => resolve({ status: response.statusCode ?? 0 }))
+    })
+    request.on("error", (error) => resolve({ dropped: error.message }))
+    const chunk = "x".repeat(chunkSize)
+    let sent = 0
+    const writeNext = () => {
+      if (sent++ === chunks) return void request.end()
+      request.write(chunk, () => setTimeout(writeNext, 1))
+    }
+    writeNext()
+  })
+
+describe("body size limit", () => {
+  it.scoped("a declared body over SERVICE_MAX_BODY_BYTES is 413 payload_too_large", () =>
+    Effect.gen(function*() {
+      const { baseUrl } = yield* startServer({ SERVICE_MAX_BODY_BYTES: "4096" })
+      const response = yield* rawFetch(`${baseUrl}/v1/admin/keys`, jsonPost(JSON.stringify({ name: "n", pad: "x".repeat(5000) })))
+      expect(response.status).toBe(413)
+      expect(response.body).toEqual({ code: "payload_too_large", message: "request body exceeds 4096 bytes", details: { max_bytes: 4096 } })
+    }))
+
+  it.scoped("an undeclared (chunked) body is cut off at the limit and its connection closed", () =>
+    Effect.gen(function*() {
+      const { baseUrl } = yield* startServer({ SERVICE_MAX_BODY_BYTES: "4096" })
+      const outcome = yield* Effect.promise(() => postChunked(`${baseUrl}/v1/admin/keys`, 64, 1024))
+      expect(outcome).toHaveProperty("dropped")
+      const keys = yield* rawFetch(`${baseUrl}/v1/admin/keys`, { headers: authHeaders() })
+      expect(keys.status).toBe(200)
+      expect(keys.body).toMatchObject({ total: 0 })
+    }))
+})
+
+describe("defects", () => {
+  it.effect("become a 500 internal_error envelope that reveals nothing of the failure", () =>
+    Effect.gen(function*() {
+      const request = HttpServerRequest.fromWeb(new Request("http://localhost/v1/admin/config"))
+      const response = yield* handleFailure(1024)(Cause.die(new Error("secret-internals at /srv/data"))).pipe(
+        Effect.provideService(HttpServerRequest.HttpServerRequest, request)
+      )
+      expect(response.status).toBe(500)
+      const body = JSON.stringify(response)
+      expect(body).toContain("internal_error")
+      expect(body).not.toContain("secret-internals")
+    }))
+})

@@ -1,0 +1,44 @@
+import { OpenApi } from "@effect/platform"
+import { describe, expect, it } from "@effect/vitest"
+import { Effect } from "effect"
+import { MemoryApi } from "../src/api/Api.js"
+import { rawFetch, startServer } from "./support/server.js"
+
+interface Document {
+  readonly paths: Record<string, Record<string, { responses: Record<string, unknown>; security?: unknown }>>
+}
+
+describe("OpenAPI and /docs", () => {
+  it.scoped("/openapi.json documents every route with its errors, without a key", () =>
+    Effect.gen(function*() {
+      const { baseUrl } = yield* startServer()
+      const response = yield* rawFetch(`${baseUrl}/openapi.json`)
+      expect(response.status).toBe(200)
+      const document = response.body as Document
+      expect(Object.keys(document.paths).sort()).toEqual([
+        "/health",
+        "/v1/admin/config",
+        "/v1/admin/keys",
+        "/v1/admin/keys/{key_id}",
+        "/v1/jobs/{job_id}"
+      ])
+      const getJob = document.paths["/v1/jobs/{job_id}"]!.get!
+      expect(Object.keys(getJob.responses).sort()).toEqual(["200", "401", "404", "413", "422", "500"])
+      expect(getJob.security).toEqual([{ bearer: [] }, { apiKey: [] }])
+      expect(document.paths["/health"]!.get!.security).toEqual([])
+      expect(JSON.stringify(document)).not.toContain("HttpApiDecodeError")
+    }))
+
+  it("matches the committed snapshot (a contract change shows up in review)", async () => {
+    await expect(JSON.stringify(OpenApi.fromApi(MemoryApi), null, 2)).toMatchFileSnapshot("./__snapshots__/openapi.json")
+  })
+
+  it.scoped("/docs serves the Swagger UI without a key", () =>
+    Effect.gen(function*() {
+      const { baseUrl } = yield* startServer()
+      const response = yield* rawFetch(`${baseUrl}/docs`)
+      expect(response.status).toBe(200)
+      expect(response.headers.get("content-type")).toContain("text/html")
+      expect(response.text).toContain("swagger-ui")
+    }))
+})

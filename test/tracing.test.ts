@@ -1,0 +1,52 @@
+import { describe, expect, it } from "@effect/vitest"
+import { ConfigProvider, Effect, Exit, Scope } from "effect"
+import * as NodeHttp from "node:http"
+import type { AddressInfo } from "node:net"
+import { TracingLive } from "../src/services/Tracing.js"
+import { authHeaders, rawFetch, startServer } from "./support/server.js"
+
+/** A loopback OTLP/HTTP collector that keeps every trace export it receives. */
+const startCollector = Effect.acquireRelease(
+  Effect.async<{ readonly url: string; readonly exports: Array<string> }>((resume) => {
+    const exports: Array<string> = []
+    const server = NodeHttp.createServer((request, response) => {
+      let body = ""
+      request.on("data", (chunk: Buffer) => (body += chunk.toString()))
+      request.on("end", () => {
+        if (request.url === "/v1/traces") exports.push(body)
+        response.writeHead(200, { "content-type": "application/json" }).end("{}")
+      })
+    })
+    server.listen(0, "127.0.0.1", () =>
+      resume(Effect.succeed({ url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, exports, server })))
+  }),
+  (collector) => Effect.sync(() => (collector as unknown as { server: NodeHttp.Server }).server.close())
+)
+
+const spanNames = (exports: ReadonlyArray<string>) =>
+  exports.flatMap((body) => [...body.matchAll(/"name":"([^"]+)"/g)].map((match) => match[1]))
+
+describe("tracing", () => {
+  it.scoped("exports request spans over OTLP when OTEL_EXPORTER_OTLP_ENDPOINT is set", () =>
+    Effect.gen(function*() {
+      const collector = yield* startCollector
+      const serverScope = yield* Scope.make()
+      const { baseUrl } = yield* Scope.extend(startServer({ OTEL_EXPORTER_OTLP_ENDPOINT: collector.url }), serverScope)
+      yield* rawFetch(`${baseUrl}/v1/admin/config`, { headers: authHeaders() })
+      // Closing the server flushes the batch processor.
+      yield* Scope.close(serverScope, Exit.void)
+      const names = spanNames(collector.exports)
+      expect(names.some((name) => name?.startsWith("http.server"))).toBe(true)
+      expect(names).toContain("AdminViews.configView")
+      expect(collector.exports.join("")).toContain("memory-service")
+    }))
+
+  it.effect("installs no tracer when it is unset, and one when it is set", () =>
+    Effect.gen(function*() {
+      const native = yield* Effect.tracer
+      const tracerWith = (env: Record<string, string>) =>
+        Effect.tracer.pipe(Effect.provide(TracingLive), Effect.withConfigProvider(ConfigProvider.fromMap(new Map(Object.entries(env)))))
+      expect(yield* tracerWith({})).toBe(native)
+      expect(yield* tracerWith({ OTEL_EXPORTER_OTLP_ENDPOINT: "http://127.0.0.1:1" })).not.toBe(native)
+    }))
+})
