@@ -1,7 +1,7 @@
 import { describe, expect, it } from "@effect/vitest"
 import { ConfigProvider, Effect, Either, Option, Redacted } from "effect"
 import { loadSettings } from "../src/config/AppConfig.js"
-import { jsonLines, runToExit } from "./support/processes.js"
+import { jsonLines, runToExit, startProcess } from "./support/processes.js"
 import { tempDataRoot } from "./support/server.js"
 
 const load = (env: Record<string, string>) =>
@@ -78,5 +78,13 @@ describe("configuration", () => {
       expect(typeof lines[0]?.message).toBe("string")
       expect(run.stderr + run.stdout).not.toContain("top-secret-value")
     })
+  })
+
+  it("warns loudly at start when authentication is disabled", async () => {
+    const server = await startProcess({ SERVICE_DATA_ROOT: tempDataRoot(), SERVICE_AUTH_DISABLED: "true" })
+    server.child.kill("SIGTERM")
+    await server.exited
+    const warning = jsonLines(server.stdout()).find((line) => line.logLevel === "WARN")
+    expect(String(warning?.message)).toContain("authentication is DISABLED")
   })
 })

@@ -6,6 +6,7 @@ const ROOT = NodePath.resolve(import.meta.dirname, "../..")
 export interface ServiceProcess {
   readonly child: ChildProcess
   readonly port: number
+  readonly stdout: () => string
   readonly stderr: () => string
   readonly exited: Promise<number | null>
 }
@@ -42,7 +43,7 @@ export const startProcess = (env: Record<string, string>, timeoutMs = 20_000): P
       const port = /Listening on http:\/\/[^:]+:(\d+)/.exec(stdout)?.[1]
       if (port !== undefined) {
         clearTimeout(timer)
-        resolve({ child, port: Number(port), stderr: () => stderr, exited })
+        resolve({ child, port: Number(port), stdout: () => stdout, stderr: () => stderr, exited })
       }
     })
     void exited.then((code) => {
