@@ -4,7 +4,10 @@ import { HttpLive } from "./http/server.js"
 import { AdminViews } from "./services/AdminViews.js"
 import { ApiKeys } from "./services/ApiKeys.js"
 import { DataRootLockLive } from "./services/DataRootLockLive.js"
+import { Ingest } from "./services/Ingest.js"
+import { JobRunnerLive } from "./services/JobRunner.js"
 import { Jobs } from "./services/Jobs.js"
+import { StoreCache } from "./services/StoreCache.js"
 import { TracingLive } from "./services/Tracing.js"
 import { ControlDbLive } from "./store/control/ControlDb.js"
 
@@ -31,10 +34,16 @@ const AuthWarningLive = Layer.effectDiscard(
 /** Lock first, then the control plane, then the services over it. */
 const ControlPlaneLive = ControlDbLive.pipe(Layer.provideMerge(DataRootLockLive))
 
-const ServicesLive = Layer.mergeAll(ApiKeys.Default, Jobs.Default).pipe(
+const ControlServicesLive = Layer.mergeAll(ApiKeys.Default, Jobs.Default).pipe(
   (services) => Layer.merge(services, AdminViews.Default.pipe(Layer.provide(services))),
   Layer.provideMerge(ControlPlaneLive)
 )
+
+const DomainLive = Layer.merge(Ingest.Default, JobRunnerLive.pipe(Layer.provide(Ingest.Default))).pipe(
+  Layer.provideMerge(StoreCache.Default)
+)
+
+const ServicesLive = DomainLive.pipe(Layer.provideMerge(ControlServicesLive))
 
 /** The whole server, from configuration to a listening socket. */
 export const ServerLive = HttpLive.pipe(

@@ -4,11 +4,13 @@ import { AdminApi } from "./AdminApi.js"
 import { InternalErrorWire, PayloadTooLargeWire, ValidationErrorWire } from "./errors.js"
 import { HealthApi } from "./HealthApi.js"
 import { JobsApi } from "./JobsApi.js"
+import { MemoriesApi } from "./MemoriesApi.js"
 import { documentValidationErrors } from "./openapi.js"
 
 /** The whole HTTP contract: routing, the OpenAPI document and the typed client derive from it. */
 export class MemoryApi extends HttpApi.make("memory-service")
   .add(HealthApi)
+  .add(MemoriesApi)
   .add(JobsApi)
   .add(AdminApi)
   .addError(ValidationErrorWire)

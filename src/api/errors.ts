@@ -14,6 +14,10 @@ export class MethodNotAllowed extends Schema.TaggedError<MethodNotAllowed>()("Me
 export class PayloadTooLarge extends Schema.TaggedError<PayloadTooLarge>()("PayloadTooLarge", fields) {}
 export class ValidationError extends Schema.TaggedError<ValidationError>()("ValidationError", fields) {}
 export class InternalError extends Schema.TaggedError<InternalError>()("InternalError", fields) {}
+export class InvalidScope extends Schema.TaggedError<InvalidScope>()("InvalidScope", fields) {}
+export class ConfigInvalid extends Schema.TaggedError<ConfigInvalid>()("ConfigInvalid", fields) {}
+export class IngestFailed extends Schema.TaggedError<IngestFailed>()("IngestFailed", fields) {}
+export class StoreUnavailable extends Schema.TaggedError<StoreUnavailable>()("StoreUnavailable", fields) {}
 
 export type ApiError =
   | Unauthorized
@@ -23,6 +27,10 @@ export type ApiError =
   | PayloadTooLarge
   | ValidationError
   | InternalError
+  | InvalidScope
+  | ConfigInvalid
+  | IngestFailed
+  | StoreUnavailable
 
 /** Stable wire code and HTTP status of each error, keyed by its tag. */
 export const ERROR_CATALOGUE = {
@@ -32,11 +40,18 @@ export const ERROR_CATALOGUE = {
   MethodNotAllowed: { code: "method_not_allowed", status: 405 },
   PayloadTooLarge: { code: "payload_too_large", status: 413 },
   ValidationError: { code: "validation_error", status: 422 },
-  InternalError: { code: "internal_error", status: 500 }
+  InternalError: { code: "internal_error", status: 500 },
+  InvalidScope: { code: "invalid_scope", status: 400 },
+  ConfigInvalid: { code: "config_invalid", status: 400 },
+  IngestFailed: { code: "ingest_failed", status: 400 },
+  StoreUnavailable: { code: "vector_store_unavailable", status: 503 }
 } as const satisfies Record<ApiError["_tag"], { code: string; status: number }>
 
 export const isApiError = (u: unknown): u is ApiError =>
   typeof u === "object" && u !== null && "_tag" in u && typeof u._tag === "string" && u._tag in ERROR_CATALOGUE
+
+/** An error as the jobs record it: `"<code>: <message>"`. */
+export const errorLine = (error: ApiError) => `${ERROR_CATALOGUE[error._tag].code}: ${error.message}`
 
 /** The body every error is sent with. */
 export const errorEnvelope = (error: ApiError) => ({
@@ -74,3 +89,7 @@ export const MethodNotAllowedWire = wire(MethodNotAllowed)
 export const PayloadTooLargeWire = wire(PayloadTooLarge)
 export const ValidationErrorWire = wire(ValidationError)
 export const InternalErrorWire = wire(InternalError)
+export const InvalidScopeWire = wire(InvalidScope)
+export const ConfigInvalidWire = wire(ConfigInvalid)
+export const IngestFailedWire = wire(IngestFailed)
+export const StoreUnavailableWire = wire(StoreUnavailable)

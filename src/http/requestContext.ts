@@ -1,6 +1,7 @@
 import { type HttpApp, HttpApp as App, HttpServerRequest, HttpServerResponse } from "@effect/platform"
 import { Effect, Option } from "effect"
 import * as NodeCrypto from "node:crypto"
+import { CurrentRequestId } from "../services/AuditContext.js"
 import { presentedKey } from "./authentication.js"
 import type { CorsPolicy } from "./cors.js"
 
@@ -25,5 +26,5 @@ export const requestContext = (cors: CorsPolicy) => (app: HttpApp.Default): Http
         "x-response-time-ms": (performance.now() - started).toFixed(1)
       }))
     )
-    return yield* Effect.annotateLogs(app, { request_id: requestId })
+    return yield* app.pipe(Effect.annotateLogs({ request_id: requestId }), Effect.locally(CurrentRequestId, requestId))
   })

@@ -10,6 +10,7 @@ import { edgeLayer } from "./edge.js"
 import { AdminLive } from "./handlers/admin.js"
 import { HealthLive } from "./handlers/health.js"
 import { JobsLive } from "./handlers/jobs.js"
+import { MemoriesLive } from "./handlers/memories.js"
 import { requestContext } from "./requestContext.js"
 
 /**
@@ -26,7 +27,7 @@ const makeNodeServer = () => {
 }
 
 const ApiLive = HttpApiBuilder.api(MemoryApi).pipe(
-  Layer.provide([HealthLive, JobsLive, AdminLive]),
+  Layer.provide([HealthLive, MemoriesLive, JobsLive, AdminLive]),
   Layer.provide(AuthenticationLive)
 )
 

@@ -1,12 +1,11 @@
 import { Reactivity } from "@effect/experimental"
-import { NodeContext } from "@effect/platform-node"
-import { Migrator, SqlClient } from "@effect/sql"
-import { SqliteClient, SqliteMigrator } from "@effect/sql-sqlite-node"
+import type { SqlClient } from "@effect/sql"
 import { Context, Effect, Layer } from "effect"
 import * as NodePath from "node:path"
 import { AppConfig } from "../../config/AppConfig.js"
 import { DataRootLock } from "../../services/DataRootLock.js"
 import { StartupError } from "../../startup/StartupError.js"
+import { openMigrated } from "../sqlite.js"
 import { controlMigrations, LATEST_CONTROL_MIGRATION } from "./migrations.js"
 
 /** The control-plane database: jobs, named keys, request log. Separate from every user store. */
@@ -23,28 +22,19 @@ const unavailable = (cause: unknown) =>
 
 const open = Effect.gen(function*() {
   const { dataRoot } = yield* AppConfig
-  const client = yield* SqliteClient.make({ filename: controlDbPath(dataRoot) })
-  yield* client`PRAGMA busy_timeout = 5000`
-  yield* client`PRAGMA synchronous = NORMAL`
-  const applied = yield* client<{ readonly latest: number | null }>`
-    SELECT max(migration_id) AS latest FROM effect_sql_migrations`.pipe(
-    Effect.map((rows) => rows[0]?.latest ?? 0),
-    Effect.catchTag("SqlError", () => Effect.succeed(0))
-  )
-  if (applied > LATEST_CONTROL_MIGRATION) {
-    return yield* new StartupError({
-      code: "control_schema_newer",
-      message: `the control database has schema ${applied}, newer than this build's ${LATEST_CONTROL_MIGRATION}; run a newer build`,
-      details: { found: applied, supported: LATEST_CONTROL_MIGRATION }
-    })
-  }
-  yield* SqliteMigrator.run({ loader: Migrator.fromRecord(controlMigrations) }).pipe(
-    Effect.provideService(SqliteClient.SqliteClient, client),
-    Effect.provideService(SqlClient.SqlClient, client),
-    Effect.provide(NodeContext.layer)
-  )
-  return client as SqlClient.SqlClient
-}).pipe(Effect.catchTags({ SqlError: unavailable, MigrationError: unavailable }))
+  return yield* openMigrated({ filename: controlDbPath(dataRoot), migrations: controlMigrations, latest: LATEST_CONTROL_MIGRATION })
+}).pipe(
+  Effect.catchTags({
+    SqlError: unavailable,
+    MigrationError: unavailable,
+    SchemaNewer: ({ found, supported }) =>
+      new StartupError({
+        code: "control_schema_newer",
+        message: `the control database has schema ${found}, newer than this build's ${supported}; run a newer build`,
+        details: { found, supported }
+      })
+  })
+)
 
 /** Opened only after the data-root lock is held, so one process owns it. */
 export const ControlDbLive = Layer.scoped(ControlDb, Effect.zipRight(DataRootLock, open)).pipe(

@@ -12,6 +12,12 @@ export interface JobRow {
   readonly finished_at: string | null
 }
 
+export interface ClaimedJob {
+  readonly job_id: string
+  readonly kind: string
+  readonly payload: string
+}
+
 /** SQL over the `jobs` table; infrastructure failures are defects. */
 export const JobQueries = Effect.gen(function*() {
   const sql = yield* ControlDb
@@ -19,6 +25,44 @@ export const JobQueries = Effect.gen(function*() {
     find: (jobId: string) =>
       sql<JobRow>`
         SELECT job_id, kind, status, user_id, result, error, created_at, finished_at
-        FROM jobs WHERE job_id = ${jobId}`.pipe(Effect.map((rows) => rows[0]), Effect.orDie)
+        FROM jobs WHERE job_id = ${jobId}`.pipe(Effect.map((rows) => rows[0]), Effect.orDie),
+
+    /** Inserts a pending job and prunes the oldest finished ones beyond the retention cap, in one transaction. */
+    insert: (job: { readonly job_id: string; readonly kind: string; readonly user_id: string; readonly payload: string; readonly created_at: string }, retain: number) =>
+      sql.withTransaction(Effect.gen(function*() {
+        yield* sql`INSERT INTO jobs ${sql.insert({ ...job, status: "pending" })}`
+        yield* sql`
+          DELETE FROM jobs WHERE job_id IN (
+            SELECT job_id FROM jobs WHERE status IN ('succeeded', 'failed')
+            ORDER BY created_at, rowid
+            LIMIT max(0, (SELECT count(*) FROM jobs) - ${retain}))`
+      })).pipe(Effect.orDie),
+
+    /** Marks a pending (or, after a crash, running) job as running and hands back its payload. */
+    claim: (jobId: string, at: string) =>
+      sql.withTransaction(Effect.gen(function*() {
+        const rows = yield* sql<ClaimedJob>`
+          SELECT job_id, kind, payload FROM jobs WHERE job_id = ${jobId} AND status IN ('pending', 'running')`
+        if (rows[0] === undefined) return undefined
+        yield* sql`UPDATE jobs SET status = 'running', started_at = ${at}, attempts = attempts + 1 WHERE job_id = ${jobId}`
+        return rows[0]
+      })).pipe(Effect.orDie),
+
+    succeed: (jobId: string, result: unknown, at: string) =>
+      sql`UPDATE jobs SET status = 'succeeded', result = ${JSON.stringify(result)}, error = NULL, finished_at = ${at}
+          WHERE job_id = ${jobId}`.pipe(Effect.asVoid, Effect.orDie),
+
+    fail: (jobId: string, error: string, at: string) =>
+      sql`UPDATE jobs SET status = 'failed', error = ${error}, finished_at = ${at} WHERE job_id = ${jobId}`.pipe(
+        Effect.asVoid,
+        Effect.orDie
+      ),
+
+    /** Jobs a previous process accepted but did not finish, oldest first. */
+    unfinished: sql<{ readonly job_id: string }>`
+      SELECT job_id FROM jobs WHERE status IN ('pending', 'running') ORDER BY created_at, rowid`.pipe(
+      Effect.map((rows) => rows.map((row) => row.job_id)),
+      Effect.orDie
+    )
   }
 })

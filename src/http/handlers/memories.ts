@@ -1,0 +1,16 @@
+import { HttpApiBuilder } from "@effect/platform"
+import { Effect } from "effect"
+import { MemoryApi } from "../../api/Api.js"
+import { currentAuditContext } from "../../services/AuditContext.js"
+import { Ingest } from "../../services/Ingest.js"
+
+export const MemoriesLive = HttpApiBuilder.group(MemoryApi, "memories", (handlers) =>
+  Effect.gen(function*() {
+    const ingest = yield* Ingest
+    return handlers.handle("add", ({ payload }) =>
+      Effect.flatMap(currentAuditContext, (audit) =>
+        Effect.if(payload.async_mode, {
+          onTrue: () => ingest.accept(payload, audit),
+          onFalse: () => ingest.now(payload, audit)
+        })))
+  }))

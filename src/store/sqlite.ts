@@ -1,0 +1,39 @@
+import { NodeContext } from "@effect/platform-node"
+import { Migrator, SqlClient } from "@effect/sql"
+import { SqliteClient, SqliteMigrator } from "@effect/sql-sqlite-node"
+import { Data, Effect } from "effect"
+
+/** A database written by a newer build: refused rather than misread. */
+export class SchemaNewer extends Data.TaggedError("SchemaNewer")<{
+  readonly found: number
+  readonly supported: number
+}> {}
+
+/**
+ * Opens a SQLite file in WAL mode for the enclosing scope and brings its schema up to date.
+ * `synchronous = NORMAL` keeps every committed transaction across a process crash (the WAL is
+ * in the OS's hands); only a power cut could lose the last ones.
+ */
+export const openMigrated = (options: {
+  readonly filename: string
+  readonly migrations: Record<string, Effect.Effect<void, unknown, SqlClient.SqlClient>>
+  readonly latest: number
+}) =>
+  Effect.gen(function*() {
+    const client = yield* SqliteClient.make({ filename: options.filename })
+    yield* client`PRAGMA busy_timeout = 5000`
+    yield* client`PRAGMA synchronous = NORMAL`
+    yield* client`PRAGMA foreign_keys = ON`
+    const applied = yield* client<{ readonly latest: number | null }>`
+      SELECT max(migration_id) AS latest FROM effect_sql_migrations`.pipe(
+      Effect.map((rows) => rows[0]?.latest ?? 0),
+      Effect.catchTag("SqlError", () => Effect.succeed(0))
+    )
+    if (applied > options.latest) return yield* new SchemaNewer({ found: applied, supported: options.latest })
+    yield* SqliteMigrator.run({ loader: Migrator.fromRecord(options.migrations) }).pipe(
+      Effect.provideService(SqliteClient.SqliteClient, client),
+      Effect.provideService(SqlClient.SqlClient, client),
+      Effect.provide(NodeContext.layer)
+    )
+    return client as SqlClient.SqlClient
+  })

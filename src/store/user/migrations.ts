@@ -1,0 +1,126 @@
+import { SqlClient } from "@effect/sql"
+import { Effect } from "effect"
+
+
+/**
+ * Schema of one user's store. Append only; the latest id is STORE_SCHEMA_VERSION.
+ * Vector tables are created by the embedder once it knows its dimension.
+ */
+export const userStoreMigrations = {
+  "0001_user_store": Effect.gen(function*() {
+    const sql = yield* SqlClient.SqlClient
+    yield* sql`
+      CREATE TABLE sessions (
+        session_id TEXT PRIMARY KEY,
+        session_time TEXT,
+        created_at TEXT NOT NULL
+      )`
+    yield* sql`
+      CREATE TABLE turns (
+        seq INTEGER PRIMARY KEY AUTOINCREMENT,
+        turn_id TEXT NOT NULL UNIQUE,
+        session_id TEXT NOT NULL REFERENCES sessions (session_id),
+        position INTEGER NOT NULL,
+        role TEXT NOT NULL,
+        content TEXT NOT NULL,
+        agent_id TEXT,
+        run_id TEXT,
+        project_id TEXT,
+        created_at TEXT NOT NULL,
+        UNIQUE (session_id, position)
+      )`
+    yield* sql`
+      CREATE TABLE spans (
+        span_id TEXT PRIMARY KEY,
+        turn_id TEXT NOT NULL REFERENCES turns (turn_id) ON DELETE CASCADE,
+        start_offset INTEGER NOT NULL,
+        end_offset INTEGER NOT NULL
+      )`
+    yield* sql`
+      CREATE TABLE facts (
+        seq INTEGER PRIMARY KEY AUTOINCREMENT,
+        fact_id TEXT NOT NULL UNIQUE,
+        content TEXT NOT NULL,
+        kind TEXT NOT NULL DEFAULT 'fact',
+        status TEXT NOT NULL DEFAULT 'active',
+        session_id TEXT,
+        occurred_at TEXT,
+        valid_from TEXT,
+        valid_until TEXT,
+        confidence REAL,
+        metadata TEXT NOT NULL DEFAULT '{}',
+        agent_id TEXT,
+        run_id TEXT,
+        project_id TEXT,
+        superseded_by TEXT,
+        created_at TEXT NOT NULL,
+        updated_at TEXT NOT NULL
+      )`
+    yield* sql`CREATE INDEX facts_by_status ON facts (status, seq)`
+    yield* sql`
+      CREATE TABLE fact_sources (
+        fact_id TEXT NOT NULL REFERENCES facts (fact_id) ON DELETE CASCADE,
+        span_id TEXT NOT NULL REFERENCES spans (span_id),
+        PRIMARY KEY (fact_id, span_id)
+      )`
+    yield* sql`
+      CREATE TABLE entities (
+        entity_id TEXT PRIMARY KEY,
+        name TEXT NOT NULL,
+        normalized_name TEXT NOT NULL,
+        profile TEXT,
+        profile_stale INTEGER NOT NULL DEFAULT 0,
+        updated_at TEXT NOT NULL
+      )`
+    yield* sql`CREATE INDEX entities_by_name ON entities (normalized_name)`
+    yield* sql`
+      CREATE TABLE fact_entity_roles (
+        fact_id TEXT NOT NULL REFERENCES facts (fact_id) ON DELETE CASCADE,
+        entity_id TEXT NOT NULL REFERENCES entities (entity_id),
+        role TEXT NOT NULL,
+        PRIMARY KEY (fact_id, entity_id, role)
+      )`
+    yield* sql`
+      CREATE TABLE edges (
+        edge_id TEXT PRIMARY KEY,
+        src_fact_id TEXT NOT NULL REFERENCES facts (fact_id) ON DELETE CASCADE,
+        dst_id TEXT NOT NULL,
+        edge_type TEXT NOT NULL,
+        predicate TEXT,
+        confidence REAL,
+        metadata TEXT NOT NULL DEFAULT '{}',
+        created_at REAL NOT NULL
+      )`
+    yield* sql`CREATE INDEX edges_by_dst ON edges (dst_id)`
+    yield* sql`
+      CREATE TABLE events (
+        seq INTEGER PRIMARY KEY AUTOINCREMENT,
+        event_id TEXT NOT NULL UNIQUE,
+        ts TEXT NOT NULL,
+        type TEXT NOT NULL,
+        memory_id TEXT,
+        session_id TEXT,
+        reason TEXT,
+        details TEXT NOT NULL DEFAULT '{}'
+      )`
+    yield* sql`CREATE INDEX events_by_type ON events (type, seq)`
+    // Jobs whose writes are committed here, so a job resumed after a crash applies exactly once.
+    yield* sql`
+      CREATE TABLE applied_jobs (
+        job_id TEXT PRIMARY KEY,
+        result TEXT NOT NULL,
+        applied_at TEXT NOT NULL
+      )`
+    yield* sql`CREATE VIRTUAL TABLE facts_fts USING fts5 (content, content = 'facts', content_rowid = 'seq', tokenize = 'porter unicode61')`
+    yield* sql`CREATE VIRTUAL TABLE turns_fts USING fts5 (content, content = 'turns', content_rowid = 'seq', tokenize = 'porter unicode61')`
+    for (const [table, fts] of [["facts", "facts_fts"], ["turns", "turns_fts"]] as const) {
+      yield* sql.unsafe(`CREATE TRIGGER ${table}_fts_insert AFTER INSERT ON ${table} BEGIN
+        INSERT INTO ${fts} (rowid, content) VALUES (new.seq, new.content); END`)
+      yield* sql.unsafe(`CREATE TRIGGER ${table}_fts_delete AFTER DELETE ON ${table} BEGIN
+        INSERT INTO ${fts} (${fts}, rowid, content) VALUES ('delete', old.seq, old.content); END`)
+      yield* sql.unsafe(`CREATE TRIGGER ${table}_fts_update AFTER UPDATE OF content ON ${table} BEGIN
+        INSERT INTO ${fts} (${fts}, rowid, content) VALUES ('delete', old.seq, old.content);
+        INSERT INTO ${fts} (rowid, content) VALUES (new.seq, new.content); END`)
+    }
+  })
+}

@@ -1,0 +1,163 @@
+import { describe, expect, it } from "@effect/vitest"
+import { Effect } from "effect"
+import * as NodeFs from "node:fs"
+import * as NodePath from "node:path"
+import { apiClient, authHeaders, rawFetch, startServer } from "./support/server.js"
+import { queryStore } from "./support/stores.js"
+
+const post = (baseUrl: string, body: unknown) =>
+  rawFetch(`${baseUrl}/v1/memories`, {
+    method: "POST",
+    headers: { ...authHeaders(), "content-type": "application/json" },
+    body: JSON.stringify(body)
+  })
+
+const waitForJob = (baseUrl: string, jobId: string) =>
+  Effect.gen(function*() {
+    for (let i = 0; i < 200; i++) {
+      const job = yield* rawFetch(`${baseUrl}/v1/jobs/${jobId}`, { headers: authHeaders() })
+      const status = (job.body as { status: string }).status
+      if (status === "succeeded" || status === "failed") return job.body as Record<string, unknown>
+      yield* Effect.sleep("20 millis")
+    }
+    return yield* Effect.dieMessage(`job ${jobId} did not finish`)
+  })
+
+interface TurnRow {
+  readonly turn_id: string
+  readonly session_id: string
+  readonly position: number
+  readonly role: string
+  readonly content: string
+  readonly agent_id: string | null
+  readonly project_id: string | null
+}
+
+describe("POST /v1/memories with infer=false", () => {
+  it.scoped("sync: stores the non-empty turns verbatim with one span each and answers the counts", () =>
+    Effect.gen(function*() {
+      const { baseUrl, dataRoot } = yield* startServer()
+      const response = yield* post(baseUrl, {
+        user_id: "alice",
+        session_id: "s1",
+        session_time: "2024-03-05",
+        infer: false,
+        async_mode: false,
+        messages: [
+          { role: "user", content: "I moved to Lisbon in March." },
+          { role: "assistant", content: "   " },
+          { content: "My dog is called Pixel." }
+        ]
+      })
+      expect(response.status).toBe(200)
+      expect(response.body).toEqual({ session_id: "s1", facts_extracted: 0, spans_written: 2, turns_written: 2 })
+      const turns = queryStore<TurnRow>(dataRoot, "alice", "SELECT * FROM turns ORDER BY seq")
+      expect(turns.map((t) => [t.turn_id, t.position, t.role, t.content])).toEqual([
+        ["s1_turn_1", 1, "user", "I moved to Lisbon in March."],
+        ["s1_turn_2", 2, "user", "My dog is called Pixel."]
+      ])
+      const spans = queryStore<{ span_id: string; end_offset: number }>(dataRoot, "alice", "SELECT * FROM spans ORDER BY span_id")
+      expect(spans.map((s) => s.span_id)).toEqual(["span_s1_1", "span_s1_2"])
+      expect(queryStore(dataRoot, "alice", "SELECT session_time FROM sessions")).toEqual([{ session_time: "2024-03-05" }])
+    }))
+
+  it.scopedLive("async is the default: 202 with a job that succeeds with the counts", () =>
+    Effect.gen(function*() {
+      const { baseUrl } = yield* startServer()
+      const response = yield* post(baseUrl, { user_id: "alice", infer: false, messages: [{ content: "hello" }] })
+      expect(response.status).toBe(202)
+      const accepted = response.body as { job_id: string; status: string; session_id: string }
+      expect(accepted.status).toBe("pending")
+      expect(accepted.job_id).toMatch(/^[0-9a-f]{32}$/)
+      expect(accepted.session_id).toMatch(/^[0-9a-f]{32}$/)
+      const job = yield* waitForJob(baseUrl, accepted.job_id)
+      expect(job).toMatchObject({
+        status: "succeeded",
+        kind: "ingest",
+        user_id: "alice",
+        error: null,
+        result: { session_id: accepted.session_id, facts_extracted: 0, spans_written: 1, turns_written: 1 }
+      })
+      expect(job.finished_at).not.toBeNull()
+    }))
+
+  it.scoped("a session sent in parts continues its positions", () =>
+    Effect.gen(function*() {
+      const { baseUrl, dataRoot } = yield* startServer()
+      const client = yield* apiClient(baseUrl)
+      for (const content of ["one", "two"]) {
+        yield* client.memories.add({ payload: { user_id: "u", session_id: "s", infer: false, async_mode: false, messages: [{ role: "user", content }] } })
+      }
+      const turns = queryStore<TurnRow>(dataRoot, "u", "SELECT * FROM turns ORDER BY seq")
+      expect(turns.map((t) => [t.turn_id, t.content])).toEqual([["s_turn_1", "one"], ["s_turn_2", "two"]])
+    }))
+
+  it.scoped("stamps the scope keys on the turns; an empty key means unset", () =>
+    Effect.gen(function*() {
+      const { baseUrl, dataRoot } = yield* startServer()
+      yield* post(baseUrl, { user_id: "u", agent_id: "planner", project_id: "", infer: false, async_mode: false, messages: [{ content: "x" }] })
+      expect(queryStore<TurnRow>(dataRoot, "u", "SELECT * FROM turns")[0]).toMatchObject({ agent_id: "planner", project_id: null })
+    }))
+
+  it.scoped("records an audit event with the actor and request id in the same write", () =>
+    Effect.gen(function*() {
+      const { baseUrl, dataRoot } = yield* startServer()
+      yield* rawFetch(`${baseUrl}/v1/memories`, {
+        method: "POST",
+        headers: { ...authHeaders(), "content-type": "application/json", "x-request-id": "req-42" },
+        body: JSON.stringify({ user_id: "u", session_id: "s", infer: false, async_mode: false, messages: [{ content: "x" }] })
+      })
+      const [event] = queryStore<{ type: string; session_id: string; reason: string; details: string; event_id: string }>(dataRoot, "u", "SELECT * FROM events")
+      expect(event).toMatchObject({ type: "memory_add", session_id: "s", reason: "1 turns stored verbatim (infer=false)" })
+      expect(event?.event_id).toMatch(/^trace_[0-9a-f-]{36}$/)
+      expect(JSON.parse(event!.details)).toMatchObject({ actor: "bootstrap", request_id: "req-42", turns_written: 1 })
+    }))
+})
+
+describe("POST /v1/memories refusals", () => {
+  it.scoped("infer=true without an LLM provider is 400 config_invalid and writes nothing", () =>
+    Effect.gen(function*() {
+      const { baseUrl, dataRoot } = yield* startServer()
+      for (const asyncMode of [true, false]) {
+        const response = yield* post(baseUrl, { user_id: "bob", async_mode: asyncMode, messages: [{ content: "x" }] })
+        expect(response.status).toBe(400)
+        expect(response.body).toMatchObject({ code: "config_invalid" })
+        expect((response.body as { message: string }).message).toContain("SERVICE_LLM_API_KEY")
+      }
+      expect(NodeFs.existsSync(NodePath.join(dataRoot, "bob"))).toBe(false)
+    }))
+
+  it.scoped("an unreadable session_time is 400 ingest_failed naming the value", () =>
+    Effect.gen(function*() {
+      const { baseUrl } = yield* startServer()
+      for (const sessionTime of ["garbage", ""]) {
+        const response = yield* post(baseUrl, { user_id: "u", infer: false, session_time: sessionTime, messages: [{ content: "x" }] })
+        expect(response.status).toBe(400)
+        expect(response.body).toMatchObject({ code: "ingest_failed", details: { value: sessionTime } })
+      }
+    }))
+
+  it.scoped("a user_id outside the allowlist is 400 invalid_scope and never becomes a path", () =>
+    Effect.gen(function*() {
+      const { baseUrl, dataRoot } = yield* startServer()
+      for (const userId of ["../escape", ".hidden", "a/b", "x".repeat(127) + "/", "with space"]) {
+        const response = yield* post(baseUrl, { user_id: userId, infer: false, messages: [{ content: "x" }] })
+        expect(response.status, userId).toBe(400)
+        expect(response.body).toMatchObject({ code: "invalid_scope" })
+      }
+      expect(NodeFs.readdirSync(dataRoot)).toEqual([".control"])
+      expect(NodeFs.existsSync(NodePath.join(dataRoot, "..", "escape"))).toBe(false)
+    }))
+
+  it.scoped("schema failures are 422: no messages, an unknown role, an unknown key", () =>
+    Effect.gen(function*() {
+      const { baseUrl } = yield* startServer()
+      const errors = (body: unknown) => (body as { details: { errors: Array<{ type: string; loc: Array<unknown> }> } }).details.errors
+      const empty = yield* post(baseUrl, { user_id: "u", messages: [] })
+      expect(errors(empty.body)[0]).toMatchObject({ type: "too_short", loc: ["body", "messages"] })
+      const role = yield* post(baseUrl, { user_id: "u", messages: [{ role: "robot", content: "x" }] })
+      expect(errors(role.body)[0]).toMatchObject({ type: "literal_error", loc: ["body", "messages", 0, "role"] })
+      const extra = yield* post(baseUrl, { user_id: "u", messages: [{ content: "x" }], mode: "fast" })
+      expect(errors(extra.body)[0]).toMatchObject({ type: "extra_forbidden", loc: ["body", "mode"] })
+    }))
+})

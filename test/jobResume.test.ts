@@ -1,0 +1,158 @@
+import { describe, expect, it } from "@effect/vitest"
+import Database from "better-sqlite3"
+import { Effect } from "effect"
+import * as NodePath from "node:path"
+import { startProcess } from "./support/processes.js"
+import { API_KEY, authHeaders, rawFetch, startServer, tempDataRoot } from "./support/server.js"
+import { queryStore } from "./support/stores.js"
+
+const controlDb = (dataRoot: string) => new Database(NodePath.join(dataRoot, ".control", "service_control.db"))
+
+const payload = (sessionId: string, contents: Array<string>) =>
+  JSON.stringify({
+    userId: "alice",
+    sessionId,
+    sessionTime: "2024-01-01",
+    turns: contents.map((content) => ({ role: "user", content })),
+    scope: { agent_id: null, run_id: null, project_id: null },
+    audit: { actor: "bootstrap", requestId: null }
+  })
+
+const insertJob = (dataRoot: string, jobId: string, status: string, body: string) => {
+  const db = controlDb(dataRoot)
+  db.prepare(`INSERT INTO jobs (job_id, kind, status, user_id, payload, created_at)
+              VALUES (?, 'ingest', ?, 'alice', ?, '2026-01-01T00:00:00.000000+00:00')`).run(jobId, status, body)
+  db.close()
+}
+
+const getJob = async (port: number, jobId: string) => {
+  const response = await fetch(`http://127.0.0.1:${port}/v1/jobs/${jobId}`, { headers: { authorization: `Bearer ${API_KEY}` } })
+  return await response.json() as { status: string; error: string | null; result: unknown }
+}
+
+const waitTerminal = async (port: number, jobId: string) => {
+  for (let i = 0; i < 300; i++) {
+    const job = await getJob(port, jobId)
+    if (job.status === "succeeded" || job.status === "failed") return job
+    await new Promise((resolve) => setTimeout(resolve, 20))
+  }
+  throw new Error(`job ${jobId} never finished`)
+}
+
+/** Starts once so the control plane exists, then stops. */
+const initialise = async (dataRoot: string) => {
+  const first = await startProcess({ SERVICE_API_KEY: API_KEY, SERVICE_DATA_ROOT: dataRoot })
+  first.child.kill("SIGTERM")
+  await first.exited
+}
+
+describe("jobs across restarts (real processes)", () => {
+  it("a job accepted before a crash runs at the next start, and its turns are written once", async () => {
+    const dataRoot = tempDataRoot()
+    await initialise(dataRoot)
+    insertJob(dataRoot, "pending-job", "pending", payload("s-pending", ["a", "b"]))
+    insertJob(dataRoot, "running-job", "running", payload("s-running", ["c"]))
+    const server = await startProcess({ SERVICE_API_KEY: API_KEY, SERVICE_DATA_ROOT: dataRoot })
+    try {
+      expect(await waitTerminal(server.port, "pending-job")).toMatchObject({ status: "succeeded", result: { turns_written: 2 } })
+      expect(await waitTerminal(server.port, "running-job")).toMatchObject({ status: "succeeded", result: { turns_written: 1 } })
+      const turns = queryStore<{ content: string }>(dataRoot, "alice", "SELECT content FROM turns ORDER BY seq")
+      expect(turns.map((t) => t.content).sort()).toEqual(["a", "b", "c"])
+    } finally {
+      server.child.kill("SIGKILL")
+      await server.exited
+    }
+  })
+
+  it("a job whose writes were committed before the crash is not applied again", async () => {
+    const dataRoot = tempDataRoot()
+    const server = await startProcess({ SERVICE_API_KEY: API_KEY, SERVICE_DATA_ROOT: dataRoot })
+    const accepted = await fetch(`http://127.0.0.1:${server.port}/v1/memories`, {
+      method: "POST",
+      headers: { authorization: `Bearer ${API_KEY}`, "content-type": "application/json" },
+      body: JSON.stringify({ user_id: "alice", session_id: "s", infer: false, messages: [{ content: "once" }] })
+    }).then((response) => response.json() as Promise<{ job_id: string }>)
+    await waitTerminal(server.port, accepted.job_id)
+    server.child.kill("SIGKILL")
+    await server.exited
+    // As if the process died between committing the turns and recording the job's end.
+    const db = controlDb(dataRoot)
+    db.prepare("UPDATE jobs SET status = 'running', result = NULL, finished_at = NULL WHERE job_id = ?").run(accepted.job_id)
+    db.close()
+    const again = await startProcess({ SERVICE_API_KEY: API_KEY, SERVICE_DATA_ROOT: dataRoot })
+    try {
+      expect(await waitTerminal(again.port, accepted.job_id)).toMatchObject({ status: "succeeded", result: { turns_written: 1 } })
+      expect(queryStore(dataRoot, "alice", "SELECT content FROM turns")).toEqual([{ content: "once" }])
+    } finally {
+      again.child.kill("SIGKILL")
+      await again.exited
+    }
+  })
+
+  it("kill -9 during a burst of async ingests: every acknowledged write is there exactly once after restart", async () => {
+    const dataRoot = tempDataRoot()
+    const server = await startProcess({ SERVICE_API_KEY: API_KEY, SERVICE_DATA_ROOT: dataRoot })
+    const acknowledged = new Map<string, string>()
+    let killed = false
+    const send = async (i: number) => {
+      try {
+        const response = await fetch(`http://127.0.0.1:${server.port}/v1/memories`, {
+          method: "POST",
+          headers: { authorization: `Bearer ${API_KEY}`, "content-type": "application/json" },
+          body: JSON.stringify({ user_id: `user${i % 3}`, session_id: `burst-${i}`, infer: false, messages: [{ content: `burst message ${i}` }] })
+        })
+        if (response.status === 202) acknowledged.set((await response.json() as { job_id: string }).job_id, `burst message ${i}`)
+      } catch {
+        // The connection died with the process: not acknowledged.
+      }
+      if (acknowledged.size >= 40 && !killed) {
+        killed = true
+        server.child.kill("SIGKILL")
+      }
+    }
+    const indexes = Array.from({ length: 400 }, (_, i) => i)
+    for (let start = 0; start < indexes.length && !killed; start += 16) {
+      await Promise.all(indexes.slice(start, start + 16).map(send))
+    }
+    await server.exited
+    expect(acknowledged.size).toBeGreaterThanOrEqual(40)
+    const again = await startProcess({ SERVICE_API_KEY: API_KEY, SERVICE_DATA_ROOT: dataRoot })
+    try {
+      for (const jobId of acknowledged.keys()) {
+        expect((await waitTerminal(again.port, jobId)).status).toBe("succeeded")
+      }
+      const contents = [0, 1, 2].flatMap((u) => queryStore<{ content: string }>(dataRoot, `user${u}`, "SELECT content FROM turns")).map((row) => row.content)
+      for (const content of acknowledged.values()) {
+        expect(contents.filter((c) => c === content), content).toHaveLength(1)
+      }
+      expect(new Set(contents).size).toBe(contents.length)
+    } finally {
+      again.child.kill("SIGKILL")
+      await again.exited
+    }
+  })
+})
+
+describe("job retention", () => {
+  it.scopedLive("keeps the newest SERVICE_JOB_RETENTION_MAX jobs; an older finished one is 404", () =>
+    Effect.gen(function*() {
+      const { baseUrl } = yield* startServer({ SERVICE_JOB_RETENTION_MAX: "3" })
+      const ids: Array<string> = []
+      for (let i = 0; i < 5; i++) {
+        const accepted = yield* rawFetch(`${baseUrl}/v1/memories`, {
+          method: "POST",
+          headers: { ...authHeaders(), "content-type": "application/json" },
+          body: JSON.stringify({ user_id: "u", infer: false, messages: [{ content: `m${i}` }] })
+        })
+        const jobId = (accepted.body as { job_id: string }).job_id
+        ids.push(jobId)
+        for (let poll = 0; poll < 100; poll++) {
+          const job = yield* rawFetch(`${baseUrl}/v1/jobs/${jobId}`, { headers: authHeaders() })
+          if ((job.body as { status: string }).status === "succeeded") break
+          yield* Effect.sleep("10 millis")
+        }
+      }
+      const statuses = yield* Effect.forEach(ids, (id) => Effect.map(rawFetch(`${baseUrl}/v1/jobs/${id}`, { headers: authHeaders() }), (r) => r.status))
+      expect(statuses).toEqual([404, 404, 200, 200, 200])
+    }))
+})

@@ -1,0 +1,91 @@
+import { describe, expect, it } from "@effect/vitest"
+import { ConfigProvider, Deferred, Effect, Fiber, Layer } from "effect"
+import * as NodeFs from "node:fs"
+import * as NodePath from "node:path"
+import { AppConfig } from "../src/config/AppConfig.js"
+import { StoreCache } from "../src/services/StoreCache.js"
+import { API_KEY, apiClient, startServer, tempDataRoot } from "./support/server.js"
+import { queryStore } from "./support/stores.js"
+
+const cacheLayer = (dataRoot: string, max: number) =>
+  StoreCache.Default.pipe(
+    Layer.provide(AppConfig.layer),
+    Layer.provide(Layer.setConfigProvider(ConfigProvider.fromMap(new Map([
+      ["SERVICE_API_KEY", API_KEY],
+      ["SERVICE_DATA_ROOT", dataRoot],
+      ["SERVICE_STORE_CACHE_MAX", String(max)]
+    ]))))
+  )
+
+const touch = (cache: StoreCache, userId: string) => cache.write(userId, ({ sql }) => sql`SELECT 1`)
+
+describe("StoreCache", () => {
+  it.effect("a read of an unknown user creates nothing", () =>
+    Effect.gen(function*() {
+      const dataRoot = tempDataRoot()
+      const cache = yield* StoreCache
+      const result = yield* cache.read("nobody", () => Effect.succeed("opened"), () => "absent")
+      expect(result).toBe("absent")
+      expect(NodeFs.existsSync(NodePath.join(dataRoot, "nobody"))).toBe(false)
+    }).pipe(Effect.provide(cacheLayer(tempDataRoot(), 2))))
+
+  it.effect("keeps the most recently used stores open, up to the cap", () => {
+    const dataRoot = tempDataRoot()
+    return Effect.gen(function*() {
+      const cache = yield* StoreCache
+      for (const user of ["a", "b", "c", "a"]) yield* touch(cache, user)
+      expect(yield* cache.openCount).toBe(2)
+      // "b" was least recently used and is closed; reading it reopens it.
+      const reopened = yield* cache.read("b", ({ userId }) => Effect.succeed(userId), () => "absent")
+      expect(reopened).toBe("b")
+      expect(yield* cache.openCount).toBe(2)
+    }).pipe(Effect.provide(cacheLayer(dataRoot, 2)))
+  })
+
+  it.live("never closes a store in use: the cap is exceeded until stores are released", () =>
+    Effect.gen(function*() {
+      const cache = yield* StoreCache
+      const release = yield* Deferred.make<void>()
+      const holders = yield* Effect.forEach(["a", "b", "c", "d"], (user) =>
+        Effect.fork(cache.write(user, ({ sql }) => Effect.zipRight(Deferred.await(release), sql`SELECT 1`))))
+      yield* Effect.sleep("100 millis")
+      expect(yield* cache.openCount).toBe(4)
+      yield* Deferred.succeed(release, undefined)
+      yield* Effect.forEach(holders, Fiber.join)
+      expect(yield* cache.openCount).toBe(2)
+    }).pipe(Effect.provide(cacheLayer(tempDataRoot(), 2))))
+})
+
+describe("StoreCache under load through the API", () => {
+  it.scopedLive("cap 2, five users in rotation, concurrent writes: nothing lost, nothing fails", () =>
+    Effect.gen(function*() {
+      const { baseUrl, dataRoot } = yield* startServer({ SERVICE_STORE_CACHE_MAX: "2" })
+      const client = yield* apiClient(baseUrl)
+      const users = ["u0", "u1", "u2", "u3", "u4"]
+      const requests = Array.from({ length: 100 }, (_, i) => ({ user: users[i % users.length]!, i }))
+      yield* Effect.forEach(requests, ({ i, user }) =>
+        client.memories.add({
+          payload: {
+            user_id: user,
+            session_id: `s${i % 3}`,
+            infer: false,
+            async_mode: i % 2 === 0,
+            messages: [{ role: "user", content: `message ${i}` }, { role: "assistant", content: `reply ${i}` }]
+          }
+        }), { concurrency: 16 })
+      // Async ones finish on the job workers; wait until every turn is there.
+      for (let attempt = 0; attempt < 100; attempt++) {
+        const counts = users.map((user) => queryStore<{ n: number }>(dataRoot, user, "SELECT count(*) AS n FROM turns")[0]!.n)
+        if (counts.every((n) => n === 40)) break
+        yield* Effect.sleep("50 millis")
+      }
+      for (const user of users) {
+        const contents = queryStore<{ content: string }>(dataRoot, user, "SELECT content FROM turns").map((row) => row.content)
+        expect(contents).toHaveLength(40)
+        expect(new Set(contents).size).toBe(40)
+        const positions = queryStore<{ session_id: string; n: number; top: number }>(dataRoot, user,
+          "SELECT session_id, count(*) AS n, max(position) AS top FROM turns GROUP BY session_id")
+        for (const session of positions) expect(session.top).toBe(session.n)
+      }
+    }))
+})
