@@ -1,7 +1,9 @@
 import { describe, expect, it } from "@effect/vitest"
 import * as NodeFs from "node:fs"
 import * as NodeHttp from "node:http"
+import type { AddressInfo } from "node:net"
 import * as NodePath from "node:path"
+import { makeNodeServer } from "../src/http/server.js"
 import { jsonLines, runToExit, startProcess } from "./support/processes.js"
 import { API_KEY, tempDataRoot } from "./support/server.js"
 
@@ -72,10 +74,12 @@ describe("graceful shutdown (real process)", () => {
         resolve(response.statusCode ?? 0)
       })
       request.on("error", reject)
-      request.write(body.slice(0, half), () => {
-        server.child.kill("SIGTERM")
-        setTimeout(() => request.end(body.slice(half)), 300)
-      })
+      // The server starts handling the request once its headers arrive, then waits for the body.
+      request.write(body.slice(0, half), () =>
+        setTimeout(() => {
+          server.child.kill("SIGTERM")
+          setTimeout(() => request.end(body.slice(half)), 300)
+        }, 300))
     })
     expect(await answer).toBe(201)
     expect(await server.exited).toBe(0)
@@ -86,6 +90,22 @@ describe("graceful shutdown (real process)", () => {
     } finally {
       again.child.kill("SIGKILL")
       await again.exited
+    }
+  })
+})
+
+describe("requests arriving during shutdown", () => {
+  it("are answered 503 service_unavailable once the service's handler is detached, never left hanging", async () => {
+    const server = makeNodeServer()
+    await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve))
+    try {
+      const { port } = server.address() as AddressInfo
+      const response = await fetch(`http://127.0.0.1:${port}/v1/admin/config`)
+      expect(response.status).toBe(503)
+      expect(response.headers.get("connection")).toBe("close")
+      expect(await response.json()).toEqual({ code: "service_unavailable", message: "the service is shutting down; retry shortly", details: {} })
+    } finally {
+      server.close()
     }
   })
 })

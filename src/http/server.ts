@@ -8,26 +8,35 @@ import { AuthenticationLive } from "./authentication.js"
 import { corsPolicy } from "./cors.js"
 import { edgeLayer } from "./edge.js"
 import { AdminLive } from "./handlers/admin.js"
+import { EventsLive } from "./handlers/events.js"
 import { HealthLive } from "./handlers/health.js"
 import { JobsLive } from "./handlers/jobs.js"
 import { MemoriesLive } from "./handlers/memories.js"
 import { requestContext } from "./requestContext.js"
 
+const SHUTTING_DOWN = JSON.stringify({ code: "service_unavailable", message: "the service is shutting down; retry shortly", details: {} })
+
 /**
  * Node closes only the connections idle when shutdown begins; one that finishes its in-flight
  * response afterwards is closed at once too, so shutdown never waits out a keep-alive timeout.
+ * At shutdown the service's own request handler is detached first: a request parsed after that
+ * is answered 503 here instead of being left without an answer (and holding the exit).
  */
-const makeNodeServer = () => {
+export const makeNodeServer = () => {
   const server = createServer()
-  server.on("request", (_request, response) =>
+  server.on("request", (_request, response) => {
     response.on("finish", () => {
       if (!server.listening) setImmediate(() => server.closeIdleConnections())
-    }))
+    })
+    if (server.listenerCount("request") === 1) {
+      response.writeHead(503, { "content-type": "application/json", connection: "close" }).end(SHUTTING_DOWN)
+    }
+  })
   return server
 }
 
 const ApiLive = HttpApiBuilder.api(MemoryApi).pipe(
-  Layer.provide([HealthLive, MemoriesLive, JobsLive, AdminLive]),
+  Layer.provide([HealthLive, MemoriesLive, EventsLive, JobsLive, AdminLive]),
   Layer.provide(AuthenticationLive)
 )
 
