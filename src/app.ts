@@ -6,6 +6,7 @@ import { ApiKeys } from "./services/ApiKeys.js"
 import { DataRootLockLive } from "./services/DataRootLockLive.js"
 import { Ingest } from "./services/Ingest.js"
 import { JobRunnerLive } from "./services/JobRunner.js"
+import { MemoryReads } from "./services/MemoryReads.js"
 import { Jobs } from "./services/Jobs.js"
 import { StoreCache } from "./services/StoreCache.js"
 import { TracingLive } from "./services/Tracing.js"
@@ -39,7 +40,7 @@ const ControlServicesLive = Layer.mergeAll(ApiKeys.Default, Jobs.Default).pipe(
   Layer.provideMerge(ControlPlaneLive)
 )
 
-const DomainLive = Layer.merge(Ingest.Default, JobRunnerLive.pipe(Layer.provide(Ingest.Default))).pipe(
+const DomainLive = Layer.mergeAll(Ingest.Default, MemoryReads.Default, JobRunnerLive.pipe(Layer.provide(Ingest.Default))).pipe(
   Layer.provideMerge(StoreCache.Default)
 )
 

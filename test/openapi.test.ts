@@ -20,8 +20,10 @@ describe("OpenAPI and /docs", () => {
         "/v1/admin/config",
         "/v1/admin/keys",
         "/v1/admin/keys/{key_id}",
+        "/v1/events",
         "/v1/jobs/{job_id}",
-        "/v1/memories"
+        "/v1/memories",
+        "/v1/memories/{memory_id}"
       ])
       const getJob = document.paths["/v1/jobs/{job_id}"]!.get!
       expect(Object.keys(getJob.responses).sort()).toEqual(["200", "401", "404", "413", "422", "500"])

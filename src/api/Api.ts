@@ -2,6 +2,7 @@ import { HttpApi, OpenApi } from "@effect/platform"
 import { SERVICE_VERSION } from "../version.js"
 import { AdminApi } from "./AdminApi.js"
 import { InternalErrorWire, PayloadTooLargeWire, ValidationErrorWire } from "./errors.js"
+import { EventsApi } from "./EventsApi.js"
 import { HealthApi } from "./HealthApi.js"
 import { JobsApi } from "./JobsApi.js"
 import { MemoriesApi } from "./MemoriesApi.js"
@@ -11,6 +12,7 @@ import { documentValidationErrors } from "./openapi.js"
 export class MemoryApi extends HttpApi.make("memory-service")
   .add(HealthApi)
   .add(MemoriesApi)
+  .add(EventsApi)
   .add(JobsApi)
   .add(AdminApi)
   .addError(ValidationErrorWire)

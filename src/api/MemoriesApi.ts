@@ -1,8 +1,8 @@
 import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "@effect/platform"
 import { Schema } from "effect"
 import { Authentication } from "./Authentication.js"
-import { ConfigInvalidWire, IngestFailedWire, InvalidScopeWire, StoreUnavailableWire } from "./errors.js"
-import { boundedString, forbidExtra } from "./validation.js"
+import { ConfigInvalidWire, IngestFailedWire, InvalidScopeWire, NotFoundWire, StoreUnavailableWire } from "./errors.js"
+import { boundedString, forbidExtra, queryInt } from "./validation.js"
 
 export const Role = Schema.Literal("user", "assistant", "system")
 
@@ -19,6 +19,14 @@ export const ScopeFields = {
   agent_id: scopeKey,
   run_id: scopeKey,
   project_id: scopeKey
+}
+
+/** The scope as query parameters (GET and DELETE routes). */
+export const ScopeQuery = {
+  user_id: boundedString(1, 128),
+  agent_id: Schema.optional(Schema.String.pipe(Schema.maxLength(128))),
+  run_id: Schema.optional(Schema.String.pipe(Schema.maxLength(128))),
+  project_id: Schema.optional(Schema.String.pipe(Schema.maxLength(128)))
 }
 
 export const SessionTime = Schema.NullOr(Schema.Union(Schema.String, Schema.Number))
@@ -46,6 +54,36 @@ export class JobAccepted extends Schema.Class<JobAccepted>("JobAccepted")({
   session_id: Schema.String
 }) {}
 
+export class Memory extends Schema.Class<Memory>("Memory")({
+  id: Schema.String,
+  user_id: Schema.String,
+  agent_id: Schema.NullOr(Schema.String),
+  run_id: Schema.NullOr(Schema.String),
+  project_id: Schema.NullOr(Schema.String),
+  content: Schema.String,
+  kind: Schema.NullOr(Schema.String),
+  status: Schema.NullOr(Schema.String),
+  session_id: Schema.NullOr(Schema.String),
+  occurred_at: Schema.NullOr(Schema.String),
+  valid_from: Schema.NullOr(Schema.String),
+  valid_until: Schema.NullOr(Schema.String),
+  confidence: Schema.NullOr(Schema.Number),
+  metadata: Schema.Record({ key: Schema.String, value: Schema.Unknown })
+}) {}
+
+export class MemoryList extends Schema.Class<MemoryList>("MemoryList")({
+  memories: Schema.Array(Memory),
+  total: Schema.Int,
+  offset: Schema.Int,
+  limit: Schema.Int
+}) {}
+
+export const ListMemoriesQuery = Schema.Struct({
+  ...ScopeQuery,
+  offset: Schema.optionalWith(queryInt({ min: 0 }), { default: () => 0 }),
+  limit: Schema.optionalWith(queryInt({ min: 1, max: 500 }), { default: () => 50 })
+})
+
 export class MemoriesApi extends HttpApiGroup.make("memories")
   .add(
     HttpApiEndpoint.post("add", "/v1/memories")
@@ -60,5 +98,23 @@ export class MemoriesApi extends HttpApiGroup.make("memories")
         OpenApi.Description,
         "Ingest a conversation. async_mode (default true) answers 202 with a job to poll; false answers 200 with counts. infer=false stores the turns verbatim and needs no LLM."
       )
+  )
+  .add(
+    HttpApiEndpoint.get("list", "/v1/memories")
+      .setUrlParams(ListMemoriesQuery)
+      .addSuccess(MemoryList)
+      .addError(InvalidScopeWire)
+      .addError(StoreUnavailableWire)
+      .annotate(OpenApi.Summary, "Current memories of a user, oldest first, with paging; scope keys narrow")
+  )
+  .add(
+    HttpApiEndpoint.get("get", "/v1/memories/:memory_id")
+      .setPath(Schema.Struct({ memory_id: Schema.String }))
+      .setUrlParams(Schema.Struct(ScopeQuery))
+      .addSuccess(Memory)
+      .addError(NotFoundWire)
+      .addError(InvalidScopeWire)
+      .addError(StoreUnavailableWire)
+      .annotate(OpenApi.Summary, "One memory; superseded versions stay readable, archived ones are 404")
   )
   .middleware(Authentication) {}

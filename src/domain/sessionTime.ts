@@ -8,6 +8,9 @@ export type LocalTime = string
 
 const pad = (n: number, width = 2) => String(n).padStart(width, "0")
 
+/** Now as a naive local time at second precision, comparable with stored local times. */
+export const localNow = (date: Date): LocalTime => localSeconds(date)
+
 const localSeconds = (date: Date): LocalTime =>
   `${pad(date.getFullYear(), 4)}-${pad(date.getMonth() + 1)}-${pad(date.getDate())}T${pad(date.getHours())}:${pad(date.getMinutes())}:${pad(date.getSeconds())}`
 

@@ -1,5 +1,5 @@
 import { FetchHttpClient, HttpApiClient, HttpClient, HttpClientRequest, HttpServer } from "@effect/platform"
-import { ConfigProvider, Context, Effect, Layer } from "effect"
+import { Clock, ConfigProvider, Context, Effect, Layer } from "effect"
 import * as NodeFs from "node:fs"
 import * as NodeOs from "node:os"
 import * as NodePath from "node:path"
@@ -27,7 +27,10 @@ export const startServer = (env: Record<string, string> = {}) =>
       ...env,
       SERVICE_DATA_ROOT: dataRoot
     }))
-    const context = yield* Layer.build(ServerLive.pipe(Layer.provide(Layer.setConfigProvider(ConfigProvider.fromMap(settings)))))
+    // The server keeps real time even inside tests that run on the test clock.
+    const context = yield* Layer.build(ServerLive.pipe(Layer.provide(Layer.setConfigProvider(ConfigProvider.fromMap(settings))))).pipe(
+      Effect.withClock(Clock.make())
+    )
     const address = Context.get(context, HttpServer.HttpServer).address
     if (address._tag !== "TcpAddress") return yield* Effect.dieMessage("expected a TCP address")
     return { baseUrl: `http://127.0.0.1:${address.port}`, dataRoot } satisfies RunningServer

@@ -10,3 +10,33 @@ export const queryStore = <T>(dataRoot: string, userId: string, sql: string, ...
     db.close()
   }
 }
+
+export interface SeedFact {
+  readonly fact_id: string
+  readonly content: string
+  readonly kind?: string
+  readonly status?: string
+  readonly valid_until?: string | null
+  readonly agent_id?: string | null
+  readonly project_id?: string | null
+  readonly session_id?: string | null
+}
+
+/**
+ * Writes facts into a user's store file beside the running server, as extraction will: the
+ * store must exist (an ingest creates it).
+ */
+export const seedFacts = (dataRoot: string, userId: string, facts: ReadonlyArray<SeedFact>) => {
+  const db = new Database(NodePath.join(dataRoot, userId, "store.db"))
+  try {
+    const insert = db.prepare(`INSERT INTO facts (fact_id, content, kind, status, session_id, occurred_at, valid_from, valid_until,
+      confidence, metadata, agent_id, project_id, created_at, updated_at)
+      VALUES (@fact_id, @content, @kind, @status, @session_id, '2024-03-05', '2024-03-05', @valid_until, 0.9, '{"support_text":"seed"}',
+      @agent_id, @project_id, '2026-01-01T00:00:00.000000+00:00', '2026-01-01T00:00:00.000000+00:00')`)
+    for (const fact of facts) {
+      insert.run({ kind: "fact", status: "active", valid_until: null, agent_id: null, project_id: null, session_id: "s1", ...fact })
+    }
+  } finally {
+    db.close()
+  }
+}

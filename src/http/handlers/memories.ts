@@ -3,14 +3,21 @@ import { Effect } from "effect"
 import { MemoryApi } from "../../api/Api.js"
 import { currentAuditContext } from "../../services/AuditContext.js"
 import { Ingest } from "../../services/Ingest.js"
+import { MemoryReads } from "../../services/MemoryReads.js"
+import { orNotFound } from "./orNotFound.js"
 
 export const MemoriesLive = HttpApiBuilder.group(MemoryApi, "memories", (handlers) =>
   Effect.gen(function*() {
     const ingest = yield* Ingest
-    return handlers.handle("add", ({ payload }) =>
-      Effect.flatMap(currentAuditContext, (audit) =>
-        Effect.if(payload.async_mode, {
-          onTrue: () => ingest.accept(payload, audit),
-          onFalse: () => ingest.now(payload, audit)
-        })))
+    const reads = yield* MemoryReads
+    return handlers
+      .handle("add", ({ payload }) =>
+        Effect.flatMap(currentAuditContext, (audit) =>
+          Effect.if(payload.async_mode, {
+            onTrue: () => ingest.accept(payload, audit),
+            onFalse: () => ingest.now(payload, audit)
+          })))
+      .handle("list", ({ urlParams }) => reads.list(urlParams))
+      .handle("get", ({ path, urlParams }) =>
+        reads.get(path.memory_id, urlParams).pipe(orNotFound(`memory '${path.memory_id}' not found`)))
   }))

@@ -26,3 +26,23 @@ export const insertEvent = (sql: SqlClient.SqlClient, event: NewEvent, audit: Au
       details: JSON.stringify({ ...event.details, actor: audit.actor, request_id: audit.requestId })
     })
   }`.pipe(Effect.asVoid)
+
+export interface EventRow {
+  readonly event_id: string
+  readonly ts: string
+  readonly type: string
+  readonly memory_id: string | null
+  readonly session_id: string | null
+  readonly reason: string | null
+  readonly details: string
+}
+
+/** Newest first, optionally of one type, with how many there are in all. */
+export const listEvents = (sql: SqlClient.SqlClient, type: string | null, offset: number, limit: number) => {
+  const where = type === null ? sql`1 = 1` : sql`type = ${type}`
+  return Effect.all({
+    rows: sql<EventRow>`SELECT event_id, ts, type, memory_id, session_id, reason, details FROM events
+                        WHERE ${where} ORDER BY seq DESC LIMIT ${limit} OFFSET ${offset}`,
+    total: Effect.map(sql<{ readonly n: number }>`SELECT count(*) AS n FROM events WHERE ${where}`, (rows) => rows[0]?.n ?? 0)
+  })
+}
