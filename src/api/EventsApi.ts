@@ -3,7 +3,7 @@ import { Schema } from "effect"
 import { Authentication } from "./Authentication.js"
 import { InvalidScopeWire, StoreUnavailableWire } from "./errors.js"
 import { ScopeQuery } from "./MemoriesApi.js"
-import { queryInt } from "./validation.js"
+import { pagingParams } from "./validation.js"
 
 export class MemoryEvent extends Schema.Class<MemoryEvent>("MemoryEvent")({
   event_id: Schema.String,
@@ -25,12 +25,7 @@ export class EventList extends Schema.Class<EventList>("EventList")({
   limit: Schema.Int
 }) {}
 
-export const ListEventsQuery = Schema.Struct({
-  ...ScopeQuery,
-  offset: Schema.optionalWith(queryInt({ min: 0 }), { default: () => 0 }),
-  limit: Schema.optionalWith(queryInt({ min: 1, max: 200 }), { default: () => 50 }),
-  type: Schema.optional(Schema.String)
-})
+export const ListEventsQuery = Schema.Struct({ ...ScopeQuery, ...pagingParams(200), type: Schema.optional(Schema.String) })
 
 export class EventsApi extends HttpApiGroup.make("events")
   .add(

@@ -2,7 +2,7 @@ import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "@effect/platform"
 import { Schema } from "effect"
 import { Authentication } from "./Authentication.js"
 import { ConfigInvalidWire, IngestFailedWire, InvalidScopeWire, NotFoundWire, StoreUnavailableWire } from "./errors.js"
-import { boundedString, forbidExtra, queryInt } from "./validation.js"
+import { boundedString, forbidExtra, pagingParams } from "./validation.js"
 
 export const Role = Schema.Literal("user", "assistant", "system")
 
@@ -78,11 +78,7 @@ export class MemoryList extends Schema.Class<MemoryList>("MemoryList")({
   limit: Schema.Int
 }) {}
 
-export const ListMemoriesQuery = Schema.Struct({
-  ...ScopeQuery,
-  offset: Schema.optionalWith(queryInt({ min: 0 }), { default: () => 0 }),
-  limit: Schema.optionalWith(queryInt({ min: 1, max: 500 }), { default: () => 50 })
-})
+export const ListMemoriesQuery = Schema.Struct({ ...ScopeQuery, ...pagingParams(500) })
 
 export class MemoriesApi extends HttpApiGroup.make("memories")
   .add(
