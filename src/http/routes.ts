@@ -93,6 +93,3 @@ export const matchRoute = (method: string, path: string): RouteMatch | undefined
 /** Methods that some route serves at this path (for 405 and its Allow header). */
 export const allowedMethods = (path: string): ReadonlyArray<string> =>
   [...new Set(ROUTES.filter((route) => route.pattern.test(path)).map((route) => route.method))]
-
-/** The key a request is counted and logged under: its route template, else the raw path. */
-export const routeKey = (method: string, path: string) => matchRoute(method, path)?.route.template ?? path
