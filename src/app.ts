@@ -7,6 +7,7 @@ import { DataRootLockLive } from "./services/DataRootLockLive.js"
 import { Ingest } from "./services/Ingest.js"
 import { JobRunnerLive } from "./services/JobRunner.js"
 import { MemoryReads } from "./services/MemoryReads.js"
+import { MemoryWrites } from "./services/MemoryWrites.js"
 import { Jobs } from "./services/Jobs.js"
 import { StoreCache } from "./services/StoreCache.js"
 import { TracingLive } from "./services/Tracing.js"
@@ -40,7 +41,7 @@ const ControlServicesLive = Layer.mergeAll(ApiKeys.Default, Jobs.Default).pipe(
   Layer.provideMerge(ControlPlaneLive)
 )
 
-const DomainLive = Layer.mergeAll(Ingest.Default, MemoryReads.Default, JobRunnerLive.pipe(Layer.provide(Ingest.Default))).pipe(
+const DomainLive = Layer.mergeAll(Ingest.Default, MemoryReads.Default, MemoryWrites.Default, JobRunnerLive.pipe(Layer.provide(Ingest.Default))).pipe(
   Layer.provideMerge(StoreCache.Default)
 )
 

@@ -1,8 +1,8 @@
 import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "@effect/platform"
 import { Schema } from "effect"
 import { Authentication } from "./Authentication.js"
-import { ConfigInvalidWire, IngestFailedWire, InvalidScopeWire, NotFoundWire, StoreUnavailableWire } from "./errors.js"
-import { boundedString, forbidExtra, pagingParams } from "./validation.js"
+import { ConfigInvalidWire, ForbiddenWire, IngestFailedWire, InvalidScopeWire, NotFoundWire, StoreUnavailableWire } from "./errors.js"
+import { boundedString, forbidExtra, pagingParams, QueryBoolean } from "./validation.js"
 
 export const Role = Schema.Literal("user", "assistant", "system")
 
@@ -80,6 +80,14 @@ export class MemoryList extends Schema.Class<MemoryList>("MemoryList")({
 
 export const ListMemoriesQuery = Schema.Struct({ ...ScopeQuery, ...pagingParams(500) })
 
+export class DeleteResult extends Schema.Class<DeleteResult>("DeleteResult")({
+  id: Schema.String,
+  deleted: Schema.Boolean,
+  already_deleted: Schema.Boolean,
+  purged: Schema.Boolean,
+  cascaded: Schema.Record({ key: Schema.String, value: Schema.Int })
+}) {}
+
 export class MemoriesApi extends HttpApiGroup.make("memories")
   .add(
     HttpApiEndpoint.post("add", "/v1/memories")
@@ -112,5 +120,18 @@ export class MemoriesApi extends HttpApiGroup.make("memories")
       .addError(InvalidScopeWire)
       .addError(StoreUnavailableWire)
       .annotate(OpenApi.Summary, "One memory; superseded versions stay readable, archived ones are 404")
+  )
+  .add(
+    HttpApiEndpoint.del("delete", "/v1/memories/:memory_id")
+      .setPath(Schema.Struct({ memory_id: Schema.String }))
+      .setUrlParams(Schema.Struct({ ...ScopeQuery, purge: Schema.optionalWith(QueryBoolean, { default: () => false }) }))
+      .addSuccess(DeleteResult)
+      .addError(ForbiddenWire)
+      .addError(InvalidScopeWire)
+      .addError(StoreUnavailableWire)
+      .annotate(
+        OpenApi.Description,
+        "Archive a memory (idempotent; it leaves list, get, search and context, the record stays). purge=true erases it with its roles, edges and index rows, only when SERVICE_ALLOW_PURGE is on (else 403). An unknown id is 200 with deleted false."
+      )
   )
   .middleware(Authentication) {}

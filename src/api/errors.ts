@@ -8,6 +8,7 @@ export type ErrorDetails = typeof ErrorDetails.Type
 const fields = { message: Schema.String, details: ErrorDetails }
 
 export class Unauthorized extends Schema.TaggedError<Unauthorized>()("Unauthorized", fields) {}
+export class Forbidden extends Schema.TaggedError<Forbidden>()("Forbidden", fields) {}
 export class NotFound extends Schema.TaggedError<NotFound>()("NotFound", fields) {}
 export class MethodNotAllowed extends Schema.TaggedError<MethodNotAllowed>()("MethodNotAllowed", fields) {}
 export class PayloadTooLarge extends Schema.TaggedError<PayloadTooLarge>()("PayloadTooLarge", fields) {}
@@ -20,6 +21,7 @@ export class StoreUnavailable extends Schema.TaggedError<StoreUnavailable>()("St
 
 export type ApiError =
   | Unauthorized
+  | Forbidden
   | NotFound
   | MethodNotAllowed
   | PayloadTooLarge
@@ -33,6 +35,7 @@ export type ApiError =
 /** Stable wire code and HTTP status of each error, keyed by its tag. */
 export const ERROR_CATALOGUE = {
   Unauthorized: { code: "unauthorized", status: 401 },
+  Forbidden: { code: "forbidden", status: 403 },
   NotFound: { code: "not_found", status: 404 },
   MethodNotAllowed: { code: "method_not_allowed", status: 405 },
   PayloadTooLarge: { code: "payload_too_large", status: 413 },
@@ -80,6 +83,7 @@ const wire = <E extends ApiError>(errorClass: ErrorClass<E>) => {
 }
 
 export const UnauthorizedWire = wire(Unauthorized)
+export const ForbiddenWire = wire(Forbidden)
 export const NotFoundWire = wire(NotFound)
 export const PayloadTooLargeWire = wire(PayloadTooLarge)
 export const ValidationErrorWire = wire(ValidationError)

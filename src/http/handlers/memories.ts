@@ -4,12 +4,14 @@ import { MemoryApi } from "../../api/Api.js"
 import { currentAuditContext } from "../../services/AuditContext.js"
 import { Ingest } from "../../services/Ingest.js"
 import { MemoryReads } from "../../services/MemoryReads.js"
+import { MemoryWrites } from "../../services/MemoryWrites.js"
 import { orNotFound } from "./orNotFound.js"
 
 export const MemoriesLive = HttpApiBuilder.group(MemoryApi, "memories", (handlers) =>
   Effect.gen(function*() {
     const ingest = yield* Ingest
     const reads = yield* MemoryReads
+    const writes = yield* MemoryWrites
     return handlers
       .handle("add", ({ payload }) =>
         Effect.flatMap(currentAuditContext, (audit) =>
@@ -20,4 +22,6 @@ export const MemoriesLive = HttpApiBuilder.group(MemoryApi, "memories", (handler
       .handle("list", ({ urlParams }) => reads.list(urlParams))
       .handle("get", ({ path, urlParams }) =>
         reads.get(path.memory_id, urlParams).pipe(orNotFound(`memory '${path.memory_id}' not found`)))
+      .handle("delete", ({ path, urlParams }) =>
+        Effect.flatMap(currentAuditContext, (audit) => writes.remove(path.memory_id, urlParams, audit)))
   }))
