@@ -1,7 +1,7 @@
 import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "@effect/platform"
 import { Schema } from "effect"
 import { Authentication } from "./Authentication.js"
-import { ConfigInvalidWire, ForbiddenWire, IngestFailedWire, InvalidScopeWire, NotFoundWire, StoreUnavailableWire } from "./errors.js"
+import { ConfigInvalidWire, ConflictWire, ForbiddenWire, IngestFailedWire, InvalidScopeWire, NotFoundWire, StoreUnavailableWire, UnprocessableWire } from "./errors.js"
 import { boundedString, forbidExtra, pagingParams, QueryBoolean } from "./validation.js"
 
 export const Role = Schema.Literal("user", "assistant", "system")
@@ -88,6 +88,20 @@ export class DeleteResult extends Schema.Class<DeleteResult>("DeleteResult")({
   cascaded: Schema.Record({ key: Schema.String, value: Schema.Int })
 }) {}
 
+export const UpdateMemoryRequest = Schema.Struct({
+  ...ScopeFields,
+  content: Schema.String.pipe(Schema.minLength(1)),
+  session_id: Schema.optional(Schema.NullOr(Schema.String)),
+  session_time: Schema.optional(SessionTime)
+}).annotations(forbidExtra)
+export type UpdateMemoryRequest = typeof UpdateMemoryRequest.Type
+
+export class UpdateResult extends Schema.Class<UpdateResult>("UpdateResult")({
+  memory: Memory,
+  superseded_id: Schema.String,
+  valid_until: Schema.NullOr(Schema.String)
+}) {}
+
 export class MemoriesApi extends HttpApiGroup.make("memories")
   .add(
     HttpApiEndpoint.post("add", "/v1/memories")
@@ -120,6 +134,22 @@ export class MemoriesApi extends HttpApiGroup.make("memories")
       .addError(InvalidScopeWire)
       .addError(StoreUnavailableWire)
       .annotate(OpenApi.Summary, "One memory; superseded versions stay readable, archived ones are 404")
+  )
+  .add(
+    HttpApiEndpoint.patch("update", "/v1/memories/:memory_id")
+      .setPath(Schema.Struct({ memory_id: Schema.String }))
+      .setPayload(UpdateMemoryRequest)
+      .addSuccess(UpdateResult)
+      .addError(NotFoundWire)
+      .addError(ConflictWire)
+      .addError(UnprocessableWire)
+      .addError(InvalidScopeWire)
+      .addError(IngestFailedWire)
+      .addError(StoreUnavailableWire)
+      .annotate(
+        OpenApi.Description,
+        "Correct a memory by superseding it: a new version is written and the old one closed with valid_until, linked by SUPERSEDES; nothing is rewritten in place. An archived target is 404, a superseded one 409."
+      )
   )
   .add(
     HttpApiEndpoint.del("delete", "/v1/memories/:memory_id")

@@ -14,6 +14,8 @@ export class MethodNotAllowed extends Schema.TaggedError<MethodNotAllowed>()("Me
 export class PayloadTooLarge extends Schema.TaggedError<PayloadTooLarge>()("PayloadTooLarge", fields) {}
 export class ValidationError extends Schema.TaggedError<ValidationError>()("ValidationError", fields) {}
 export class InternalError extends Schema.TaggedError<InternalError>()("InternalError", fields) {}
+export class Conflict extends Schema.TaggedError<Conflict>()("Conflict", fields) {}
+export class Unprocessable extends Schema.TaggedError<Unprocessable>()("Unprocessable", fields) {}
 export class InvalidScope extends Schema.TaggedError<InvalidScope>()("InvalidScope", fields) {}
 export class ConfigInvalid extends Schema.TaggedError<ConfigInvalid>()("ConfigInvalid", fields) {}
 export class IngestFailed extends Schema.TaggedError<IngestFailed>()("IngestFailed", fields) {}
@@ -27,6 +29,8 @@ export type ApiError =
   | PayloadTooLarge
   | ValidationError
   | InternalError
+  | Conflict
+  | Unprocessable
   | InvalidScope
   | ConfigInvalid
   | IngestFailed
@@ -41,6 +45,8 @@ export const ERROR_CATALOGUE = {
   PayloadTooLarge: { code: "payload_too_large", status: 413 },
   ValidationError: { code: "validation_error", status: 422 },
   InternalError: { code: "internal_error", status: 500 },
+  Conflict: { code: "conflict", status: 409 },
+  Unprocessable: { code: "unprocessable", status: 422 },
   InvalidScope: { code: "invalid_scope", status: 400 },
   ConfigInvalid: { code: "config_invalid", status: 400 },
   IngestFailed: { code: "ingest_failed", status: 400 },
@@ -88,6 +94,8 @@ export const NotFoundWire = wire(NotFound)
 export const PayloadTooLargeWire = wire(PayloadTooLarge)
 export const ValidationErrorWire = wire(ValidationError)
 export const InternalErrorWire = wire(InternalError)
+export const ConflictWire = wire(Conflict)
+export const UnprocessableWire = wire(Unprocessable)
 export const InvalidScopeWire = wire(InvalidScope)
 export const ConfigInvalidWire = wire(ConfigInvalid)
 export const IngestFailedWire = wire(IngestFailed)

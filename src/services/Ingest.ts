@@ -1,15 +1,15 @@
-import { Clock, Effect, Either, Schema } from "effect"
+import { Clock, Effect, Schema } from "effect"
 import * as NodeCrypto from "node:crypto"
-import { ConfigInvalid, IngestFailed } from "../api/errors.js"
+import { ConfigInvalid } from "../api/errors.js"
 import { AddMemoriesResult, type AddMemoriesRequest, JobAccepted } from "../api/MemoriesApi.js"
 import { AppConfig } from "../config/AppConfig.js"
-import { parseSessionTime } from "../domain/sessionTime.js"
 import { appliedJobResult, markJobApplied } from "../store/user/appliedJobs.js"
 import { insertEvent } from "../store/user/events.js"
 import { appendTurns } from "../store/user/turns.js"
 import { utcTimestamp } from "../util/timestamps.js"
 import type { AuditContext } from "./AuditContext.js"
 import { Jobs } from "./Jobs.js"
+import { resolveSessionTime } from "./memoryRecords.js"
 import { StoreCache, validateUserId } from "./StoreCache.js"
 
 /** An ingest with everything resolved (session id and time included), as a job replays it. */
@@ -45,14 +45,7 @@ export class Ingest extends Effect.Service<Ingest>()("Memory/Ingest", {
     const prepare = (request: AddMemoriesRequest, audit: AuditContext) =>
       Effect.gen(function*() {
         const userId = yield* validateUserId(request.user_id)
-        const now = new Date(yield* Clock.currentTimeMillis)
-        const sessionTime = parseSessionTime(request.session_time, now)
-        if (Either.isLeft(sessionTime)) {
-          return yield* new IngestFailed({
-            message: `session_time ${JSON.stringify(sessionTime.left)} is not a date: use ISO-8601 (full or partial), epoch seconds, or YYYY/MM/DD (Weekday) HH:MM`,
-            details: { value: sessionTime.left }
-          })
-        }
+        const sessionTime = yield* resolveSessionTime(request.session_time)
         if (request.infer) {
           return yield* new ConfigInvalid({
             message: config.llm.apiKey._tag === "None"
@@ -64,7 +57,7 @@ export class Ingest extends Effect.Service<Ingest>()("Memory/Ingest", {
         return {
           userId,
           sessionId: request.session_id ?? newSessionId(),
-          sessionTime: sessionTime.right,
+          sessionTime,
           turns: request.messages.filter((message) => message.content.trim() !== ""),
           scope: { agent_id: scopeValue(request.agent_id), run_id: scopeValue(request.run_id), project_id: scopeValue(request.project_id) },
           audit
@@ -80,7 +73,7 @@ export class Ingest extends Effect.Service<Ingest>()("Memory/Ingest", {
             if (applied !== undefined) return yield* Schema.decodeUnknown(Schema.parseJson(AddMemoriesResult))(applied).pipe(Effect.orDie)
           }
           const now = utcTimestamp(yield* Clock.currentTimeMillis)
-          const written = yield* appendTurns(sql, { ...prepared, now })
+          const { written } = yield* appendTurns(sql, { ...prepared, now })
           const result = new AddMemoriesResult({
             session_id: prepared.sessionId,
             facts_extracted: 0,

@@ -1,45 +1,11 @@
 import { Clock, Effect, Option } from "effect"
 import { MemoryEvent, EventList } from "../api/EventsApi.js"
-import { Memory, MemoryList } from "../api/MemoriesApi.js"
+import { MemoryList } from "../api/MemoriesApi.js"
 import { localNow } from "../domain/sessionTime.js"
 import { listEvents } from "../store/user/events.js"
-import { FactQueries, type FactRow, type ScopeFilter } from "../store/user/facts.js"
+import { FactQueries, type FactRow } from "../store/user/facts.js"
+import { inScope, type ScopeParams, scopeFilter, toMemory } from "./memoryRecords.js"
 import { StoreCache } from "./StoreCache.js"
-
-export interface ScopeParams {
-  readonly user_id: string
-  readonly agent_id?: string | undefined
-  readonly run_id?: string | undefined
-  readonly project_id?: string | undefined
-}
-
-/** "" means unset, as on every route that honours scope keys. */
-const scopeFilter = (params: ScopeParams): ScopeFilter => ({
-  agent_id: params.agent_id || null,
-  run_id: params.run_id || null,
-  project_id: params.project_id || null
-})
-
-const inScope = (row: FactRow, scope: ScopeFilter) =>
-  (["agent_id", "run_id", "project_id"] as const).every((key) => scope[key] === null || row[key] === null || row[key] === scope[key])
-
-const toMemory = (userId: string, row: FactRow) =>
-  new Memory({
-    id: row.fact_id,
-    user_id: userId,
-    agent_id: row.agent_id,
-    run_id: row.run_id,
-    project_id: row.project_id,
-    content: row.content,
-    kind: row.kind,
-    status: row.status,
-    session_id: row.session_id,
-    occurred_at: row.occurred_at,
-    valid_from: row.valid_from,
-    valid_until: row.valid_until,
-    confidence: row.confidence,
-    metadata: JSON.parse(row.metadata) as Record<string, unknown>
-  })
 
 const EVENT_TYPES = new Set(["memory_add", "memory_supersede", "memory_delete"])
 

@@ -1,12 +1,16 @@
 import { Clock, Effect, Option } from "effect"
-import { Forbidden } from "../api/errors.js"
-import { DeleteResult } from "../api/MemoriesApi.js"
+import * as NodeCrypto from "node:crypto"
+import { Conflict, Forbidden, NotFound, Unprocessable } from "../api/errors.js"
+import { DeleteResult, type UpdateMemoryRequest, UpdateResult } from "../api/MemoriesApi.js"
 import { AppConfig } from "../config/AppConfig.js"
 import { insertEvent } from "../store/user/events.js"
 import { FactQueries } from "../store/user/facts.js"
 import { purgeFact } from "../store/user/purge.js"
+import { supersedeFact } from "../store/user/supersede.js"
+import { appendTurns, spanId } from "../store/user/turns.js"
 import { utcTimestamp } from "../util/timestamps.js"
 import type { AuditContext } from "./AuditContext.js"
+import { inScope, resolveSessionTime, scopeFilter, toMemory } from "./memoryRecords.js"
 import { StoreCache, validateUserId } from "./StoreCache.js"
 
 const NOTHING_PURGED = { vectors: 0, fact_entity_roles: 0, fact_edges: 0, fact_sources: 0 }
@@ -65,6 +69,72 @@ export class MemoryWrites extends Effect.Service<MemoryWrites>()("Memory/MemoryW
           }))
       )
 
+    /**
+     * Supersedes a memory with a corrected version, stored verbatim: the correction is kept as a
+     * one-turn session, which is the new version's source. One transaction with both events.
+     */
+    const update = (memoryId: string, request: UpdateMemoryRequest, audit: AuditContext) =>
+      Effect.gen(function*() {
+        const userId = yield* validateUserId(request.user_id)
+        const sessionTime = yield* resolveSessionTime(request.session_time)
+        const content = request.content.trim()
+        if (content === "") {
+          return yield* new Unprocessable({
+            message: "no memory could be extracted from `content` — refusing to close the existing one, which would leave no current version",
+            details: {}
+          })
+        }
+        const notFound = new NotFound({ message: `memory '${memoryId}' not found`, details: {} })
+        return yield* stores.read(userId, ({ sql }) =>
+          sql.withTransaction(Effect.gen(function*() {
+            const old = yield* FactQueries(sql).find(memoryId)
+            if (old === undefined || old.status === "archived" || !inScope(old, scopeFilter(request))) return yield* notFound
+            if (old.status !== "active") {
+              return yield* new Conflict({
+                message: `memory '${memoryId}' is ${old.status}${old.superseded_by === null ? "" : ` by '${old.superseded_by}'`}; correct its current version instead`,
+                details: { status: old.status, superseded_by: old.superseded_by }
+              })
+            }
+            const millis = yield* Clock.currentTimeMillis
+            const now = utcTimestamp(millis)
+            const sessionId = request.session_id ?? NodeCrypto.randomUUID().replaceAll("-", "")
+            const { firstPosition } = yield* appendTurns(sql, {
+              sessionId,
+              sessionTime,
+              turns: [{ role: "user", content }],
+              scope: { agent_id: old.agent_id, run_id: old.run_id, project_id: old.project_id },
+              now
+            })
+            const newFactId = `fact_${NodeCrypto.randomUUID()}`
+            yield* supersedeFact(sql, old, {
+              newFactId,
+              content,
+              sessionId,
+              sessionTime,
+              spanId: spanId(sessionId, firstPosition),
+              now,
+              epochSeconds: millis / 1000
+            })
+            yield* insertEvent(sql, {
+              type: "memory_add",
+              memoryId: newFactId,
+              sessionId,
+              reason: `correction of '${memoryId}' stored verbatim`,
+              details: { action: "correct", corrects: memoryId }
+            }, audit, now)
+            yield* insertEvent(sql, {
+              type: "memory_supersede",
+              memoryId,
+              sessionId,
+              reason: `corrected by ${audit.actor} in session ${sessionId}`,
+              details: { action: "supersede", new_memory_id: newFactId, superseded_id: memoryId, valid_until: sessionTime }
+            }, audit, now)
+            const created = yield* FactQueries(sql).find(newFactId)
+            if (created === undefined) return yield* Effect.dieMessage("the new version was not written")
+            return new UpdateResult({ memory: toMemory(userId, created), superseded_id: memoryId, valid_until: sessionTime })
+          })), () => undefined).pipe(Effect.flatMap((result) => result === undefined ? Effect.fail(notFound) : Effect.succeed(result)))
+      }).pipe(Effect.catchTag("SqlError", Effect.die), Effect.withSpan("MemoryWrites.update"))
+
     /** Archive by default; purge only when the deployment allows it, checked before anything opens. */
     const remove = (memoryId: string, params: { readonly user_id: string; readonly purge: boolean }, audit: AuditContext) =>
       Effect.gen(function*() {
@@ -78,6 +148,6 @@ export class MemoryWrites extends Effect.Service<MemoryWrites>()("Memory/MemoryW
         return yield* params.purge ? purge(userId, memoryId, audit) : archive(userId, memoryId, audit)
       }).pipe(Effect.catchTag("SqlError", Effect.die), Effect.withSpan("MemoryWrites.remove", { attributes: { purge: params.purge } }))
 
-    return { remove } as const
+    return { update, remove } as const
   })
 }) {}

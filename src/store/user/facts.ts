@@ -15,6 +15,7 @@ export interface FactRow {
   readonly agent_id: string | null
   readonly run_id: string | null
   readonly project_id: string | null
+  readonly superseded_by: string | null
 }
 
 /** Narrowing scope: a fact stamped with another value is excluded; an unstamped fact matches. */
@@ -25,7 +26,7 @@ export interface ScopeFilter {
 }
 
 const columns = `fact_id, content, kind, status, session_id, occurred_at, valid_from, valid_until,
-  confidence, metadata, agent_id, run_id, project_id`
+  confidence, metadata, agent_id, run_id, project_id, superseded_by`
 
 /** Kinds whose truth ends at valid_until; once it has passed they are no longer listed. */
 const EXPIRING_KINDS = ["state", "preference", "profile"]

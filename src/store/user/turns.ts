@@ -60,5 +60,5 @@ export const appendTurns = (
         })))
       }`
     }
-    return rows.length
+    return { written: rows.length, firstPosition: first }
   })

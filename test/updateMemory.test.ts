@@ -1,0 +1,121 @@
+import Database from "better-sqlite3"
+import { describe, expect, it } from "@effect/vitest"
+import { Effect } from "effect"
+import * as NodePath from "node:path"
+import { authHeaders, rawFetch, startServer } from "./support/server.js"
+import { queryStore, seedFacts } from "./support/stores.js"
+
+const patch = (url: string, body: unknown) =>
+  rawFetch(url, { method: "PATCH", headers: { ...authHeaders(), "content-type": "application/json" }, body: JSON.stringify(body) })
+const get = (url: string) => rawFetch(url, { headers: authHeaders() })
+
+const serverWithFacts = Effect.gen(function*() {
+  const server = yield* startServer()
+  yield* rawFetch(`${server.baseUrl}/v1/memories`, {
+    method: "POST",
+    headers: { ...authHeaders(), "content-type": "application/json" },
+    body: JSON.stringify({ user_id: "alice", session_id: "s1", infer: false, async_mode: false, messages: [{ content: "I live in Porto." }] })
+  })
+  seedFacts(server.dataRoot, "alice", [
+    { fact_id: "fact_home", content: "Alice lives in Porto.", kind: "state", agent_id: "planner" },
+    { fact_id: "fact_old", content: "Alice had a cat.", status: "superseded" },
+    { fact_id: "fact_gone", content: "Alice had a car.", status: "archived" }
+  ])
+  const db = new Database(NodePath.join(server.dataRoot, "alice", "store.db"))
+  db.exec(`INSERT INTO entities (entity_id, name, normalized_name, updated_at) VALUES ('entity_alice', 'Alice', 'alice', 'x');
+           INSERT INTO fact_entity_roles VALUES ('fact_home', 'entity_alice', 'subject');`)
+  db.close()
+  return server
+})
+
+describe("PATCH /v1/memories/{id}", () => {
+  it.scoped("supersedes: a new version with provenance, the old one closed and still readable", () =>
+    Effect.gen(function*() {
+      const { baseUrl, dataRoot } = yield* serverWithFacts
+      const response = yield* patch(`${baseUrl}/v1/memories/fact_home`, {
+        user_id: "alice",
+        content: "  Alice lives in Lisbon.  ",
+        session_id: "fix-1",
+        session_time: "2024-06-01"
+      })
+      expect(response.status).toBe(200)
+      const result = response.body as { memory: Record<string, unknown>; superseded_id: string; valid_until: string }
+      expect(result.superseded_id).toBe("fact_home")
+      expect(result.valid_until).toBe("2024-06-01")
+      expect(result.memory).toMatchObject({
+        user_id: "alice",
+        content: "Alice lives in Lisbon.",
+        kind: "state",
+        status: "active",
+        session_id: "fix-1",
+        valid_from: "2024-06-01",
+        agent_id: "planner",
+        metadata: { corrects: "fact_home" }
+      })
+      const newId = result.memory.id as string
+      expect(newId).toMatch(/^fact_[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[0-9a-f]{4}-[0-9a-f]{12}$/)
+      expect((yield* get(`${baseUrl}/v1/memories/fact_home?user_id=alice`)).body).toMatchObject({ status: "superseded", valid_until: "2024-06-01" })
+      const listed = (yield* get(`${baseUrl}/v1/memories?user_id=alice`)).body as { memories: Array<{ id: string }> }
+      expect(listed.memories.map((m) => m.id)).toEqual([newId])
+      expect(queryStore(dataRoot, "alice", "SELECT src_fact_id, dst_id, edge_type FROM edges")).toEqual([
+        { src_fact_id: newId, dst_id: "fact_home", edge_type: "SUPERSEDES" }
+      ])
+      expect(queryStore(dataRoot, "alice", "SELECT span_id FROM fact_sources WHERE fact_id = ?", newId)).toEqual([{ span_id: "span_fix-1_1" }])
+      expect(queryStore(dataRoot, "alice", "SELECT content FROM turns WHERE session_id = 'fix-1'")).toEqual([{ content: "Alice lives in Lisbon." }])
+      expect(queryStore(dataRoot, "alice", "SELECT entity_id, role FROM fact_entity_roles WHERE fact_id = ?", newId)).toEqual([
+        { entity_id: "entity_alice", role: "subject" }
+      ])
+      expect(queryStore(dataRoot, "alice", "SELECT profile_stale FROM entities")).toEqual([{ profile_stale: 1 }])
+    }))
+
+  it.scoped("records a memory_supersede event with its reason, and the add of the new version", () =>
+    Effect.gen(function*() {
+      const { baseUrl } = yield* serverWithFacts
+      const response = yield* patch(`${baseUrl}/v1/memories/fact_home`, { user_id: "alice", content: "Alice lives in Lisbon.", session_id: "fix-2" })
+      const newId = (response.body as { memory: { id: string } }).memory.id
+      const events = ((yield* get(`${baseUrl}/v1/events?user_id=alice`)).body as { events: Array<Record<string, unknown>> }).events
+      expect(events[0]).toMatchObject({
+        type: "memory_supersede",
+        memory_id: "fact_home",
+        session_id: "fix-2",
+        reason: "corrected by bootstrap in session fix-2",
+        details: { new_memory_id: newId, actor: "bootstrap" }
+      })
+      expect(events[1]).toMatchObject({ type: "memory_add", memory_id: newId })
+    }))
+
+  it.scoped("refuses: archived or unknown → 404, superseded → 409 conflict, blank content → 422 unprocessable", () =>
+    Effect.gen(function*() {
+      const { baseUrl, dataRoot } = yield* serverWithFacts
+      for (const target of ["fact_gone", "nope"]) {
+        const response = yield* patch(`${baseUrl}/v1/memories/${target}`, { user_id: "alice", content: "x" })
+        expect(response.status, target).toBe(404)
+        expect(response.body).toEqual({ code: "not_found", message: `memory '${target}' not found`, details: {} })
+      }
+      const outOfScope = yield* patch(`${baseUrl}/v1/memories/fact_home`, { user_id: "alice", agent_id: "coder", content: "x" })
+      expect(outOfScope.status).toBe(404)
+      const superseded = yield* patch(`${baseUrl}/v1/memories/fact_old`, { user_id: "alice", content: "x" })
+      expect(superseded.status).toBe(409)
+      expect(superseded.body).toMatchObject({ code: "conflict", details: { status: "superseded" } })
+      const blank = yield* patch(`${baseUrl}/v1/memories/fact_home`, { user_id: "alice", content: "   " })
+      expect(blank.status).toBe(422)
+      expect(blank.body).toMatchObject({ code: "unprocessable" })
+      const empty = yield* patch(`${baseUrl}/v1/memories/fact_home`, { user_id: "alice", content: "" })
+      expect((empty.body as { code: string }).code).toBe("validation_error")
+      const badTime = yield* patch(`${baseUrl}/v1/memories/fact_home`, { user_id: "alice", content: "x", session_time: "soon" })
+      expect(badTime.body).toMatchObject({ code: "ingest_failed" })
+      expect(queryStore(dataRoot, "alice", "SELECT status FROM facts WHERE fact_id = 'fact_home'")).toEqual([{ status: "active" }])
+      expect(queryStore(dataRoot, "alice", "SELECT count(*) AS n FROM edges")).toEqual([{ n: 0 }])
+    }))
+
+  it.scoped("a memory corrected twice chains its versions: the first correction is then the one superseded", () =>
+    Effect.gen(function*() {
+      const { baseUrl } = yield* serverWithFacts
+      const first = yield* patch(`${baseUrl}/v1/memories/fact_home`, { user_id: "alice", content: "Alice lives in Lisbon." })
+      const firstId = (first.body as { memory: { id: string } }).memory.id
+      const second = yield* patch(`${baseUrl}/v1/memories/${firstId}`, { user_id: "alice", content: "Alice lives in Madrid." })
+      expect(second.status).toBe(200)
+      expect((second.body as { superseded_id: string }).superseded_id).toBe(firstId)
+      expect((yield* patch(`${baseUrl}/v1/memories/fact_home`, { user_id: "alice", content: "again" })).status).toBe(409)
+    }))
+})
