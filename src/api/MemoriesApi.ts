@@ -1,7 +1,7 @@
 import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "@effect/platform"
 import { Schema } from "effect"
 import { Authentication } from "./Authentication.js"
-import { ConfigInvalidWire, ConflictWire, ForbiddenWire, IngestFailedWire, InvalidScopeWire, NotFoundWire, StoreUnavailableWire, UnprocessableWire } from "./errors.js"
+import { ConfigInvalidWire, ConflictWire, ForbiddenWire, IngestFailedWire, InvalidScopeWire, NotFoundWire, NotImplementedWire, StoreUnavailableWire, UnprocessableWire } from "./errors.js"
 import { boundedString, forbidExtra, pagingParams, QueryBoolean } from "./validation.js"
 
 export const Role = Schema.Literal("user", "assistant", "system")
@@ -102,6 +102,13 @@ export class UpdateResult extends Schema.Class<UpdateResult>("UpdateResult")({
   valid_until: Schema.NullOr(Schema.String)
 }) {}
 
+export class UserDeleteResult extends Schema.Class<UserDeleteResult>("UserDeleteResult")({
+  user_id: Schema.String,
+  deleted: Schema.Boolean,
+  purged: Schema.Boolean,
+  archived: Schema.Int
+}) {}
+
 export class MemoriesApi extends HttpApiGroup.make("memories")
   .add(
     HttpApiEndpoint.post("add", "/v1/memories")
@@ -162,6 +169,19 @@ export class MemoriesApi extends HttpApiGroup.make("memories")
       .annotate(
         OpenApi.Description,
         "Archive a memory (idempotent; it leaves list, get, search and context, the record stays). purge=true erases it with its roles, edges and index rows, only when SERVICE_ALLOW_PURGE is on (else 403). An unknown id is 200 with deleted false."
+      )
+  )
+  .add(
+    HttpApiEndpoint.del("deleteUser", "/v1/memories")
+      .setUrlParams(Schema.Struct({ ...ScopeQuery, purge: Schema.optionalWith(QueryBoolean, { default: () => false }) }))
+      .addSuccess(UserDeleteResult)
+      .addError(ForbiddenWire)
+      .addError(NotImplementedWire)
+      .addError(InvalidScopeWire)
+      .addError(StoreUnavailableWire)
+      .annotate(
+        OpenApi.Description,
+        "All of a user's memories: archived by default (one audit event); purge=true erases the user's store directory, only when SERVICE_ALLOW_PURGE is on. Jobs, keys and the request log stay in the control plane. Scope keys are refused (501): this acts on the whole user."
       )
   )
   .middleware(Authentication) {}

@@ -16,6 +16,7 @@ export class ValidationError extends Schema.TaggedError<ValidationError>()("Vali
 export class InternalError extends Schema.TaggedError<InternalError>()("InternalError", fields) {}
 export class Conflict extends Schema.TaggedError<Conflict>()("Conflict", fields) {}
 export class Unprocessable extends Schema.TaggedError<Unprocessable>()("Unprocessable", fields) {}
+export class NotImplemented extends Schema.TaggedError<NotImplemented>()("NotImplemented", fields) {}
 export class InvalidScope extends Schema.TaggedError<InvalidScope>()("InvalidScope", fields) {}
 export class ConfigInvalid extends Schema.TaggedError<ConfigInvalid>()("ConfigInvalid", fields) {}
 export class IngestFailed extends Schema.TaggedError<IngestFailed>()("IngestFailed", fields) {}
@@ -31,6 +32,7 @@ export type ApiError =
   | InternalError
   | Conflict
   | Unprocessable
+  | NotImplemented
   | InvalidScope
   | ConfigInvalid
   | IngestFailed
@@ -47,6 +49,7 @@ export const ERROR_CATALOGUE = {
   InternalError: { code: "internal_error", status: 500 },
   Conflict: { code: "conflict", status: 409 },
   Unprocessable: { code: "unprocessable", status: 422 },
+  NotImplemented: { code: "not_implemented", status: 501 },
   InvalidScope: { code: "invalid_scope", status: 400 },
   ConfigInvalid: { code: "config_invalid", status: 400 },
   IngestFailed: { code: "ingest_failed", status: 400 },
@@ -96,6 +99,7 @@ export const ValidationErrorWire = wire(ValidationError)
 export const InternalErrorWire = wire(InternalError)
 export const ConflictWire = wire(Conflict)
 export const UnprocessableWire = wire(Unprocessable)
+export const NotImplementedWire = wire(NotImplemented)
 export const InvalidScopeWire = wire(InvalidScope)
 export const ConfigInvalidWire = wire(ConfigInvalid)
 export const IngestFailedWire = wire(IngestFailed)

@@ -1,7 +1,7 @@
 import { Clock, Effect, Option } from "effect"
 import * as NodeCrypto from "node:crypto"
-import { Conflict, Forbidden, NotFound, Unprocessable } from "../api/errors.js"
-import { DeleteResult, type UpdateMemoryRequest, UpdateResult } from "../api/MemoriesApi.js"
+import { Conflict, Forbidden, NotFound, NotImplemented, Unprocessable } from "../api/errors.js"
+import { DeleteResult, type UpdateMemoryRequest, UpdateResult, UserDeleteResult } from "../api/MemoriesApi.js"
 import { AppConfig } from "../config/AppConfig.js"
 import { insertEvent } from "../store/user/events.js"
 import { FactQueries } from "../store/user/facts.js"
@@ -10,7 +10,7 @@ import { supersedeFact } from "../store/user/supersede.js"
 import { appendTurns, spanId } from "../store/user/turns.js"
 import { utcTimestamp } from "../util/timestamps.js"
 import type { AuditContext } from "./AuditContext.js"
-import { inScope, resolveSessionTime, scopeFilter, toMemory } from "./memoryRecords.js"
+import { inScope, resolveSessionTime, scopeFilter, type ScopeParams, toMemory } from "./memoryRecords.js"
 import { StoreCache, validateUserId } from "./StoreCache.js"
 
 const NOTHING_PURGED = { vectors: 0, fact_entity_roles: 0, fact_edges: 0, fact_sources: 0 }
@@ -20,6 +20,10 @@ export class MemoryWrites extends Effect.Service<MemoryWrites>()("Memory/MemoryW
   effect: Effect.gen(function*() {
     const config = yield* AppConfig
     const stores = yield* StoreCache
+    const purgeForbidden = new Forbidden({
+      message: "purge is disabled on this deployment; unset ?purge=true to archive instead, or set SERVICE_ALLOW_PURGE=true",
+      details: {}
+    })
 
     const archive = (userId: string, memoryId: string, audit: AuditContext) =>
       stores.read(userId, ({ sql }) =>
@@ -138,16 +142,45 @@ export class MemoryWrites extends Effect.Service<MemoryWrites>()("Memory/MemoryW
     /** Archive by default; purge only when the deployment allows it, checked before anything opens. */
     const remove = (memoryId: string, params: { readonly user_id: string; readonly purge: boolean }, audit: AuditContext) =>
       Effect.gen(function*() {
-        if (params.purge && !config.allowPurge) {
-          return yield* new Forbidden({
-            message: "purge is disabled on this deployment; unset ?purge=true to archive instead, or set SERVICE_ALLOW_PURGE=true",
-            details: {}
-          })
-        }
+        if (params.purge && !config.allowPurge) return yield* purgeForbidden
         const userId = yield* validateUserId(params.user_id)
         return yield* params.purge ? purge(userId, memoryId, audit) : archive(userId, memoryId, audit)
       }).pipe(Effect.catchTag("SqlError", Effect.die), Effect.withSpan("MemoryWrites.remove", { attributes: { purge: params.purge } }))
 
-    return { update, remove } as const
+    /** Every memory of a user: archived in one transaction with one event, or the whole store erased. */
+    const removeUser = (params: ScopeParams & { readonly purge: boolean }, audit: AuditContext) =>
+      Effect.gen(function*() {
+        const narrowed = (["agent_id", "run_id", "project_id"] as const).filter((key) => params[key] !== undefined)
+        if (narrowed.length > 0) {
+          return yield* new NotImplemented({
+            message: `${narrowed.join(", ")} cannot narrow a whole-user delete; delete memories by id to act on one scope`,
+            details: { scope_keys: narrowed }
+          })
+        }
+        if (params.purge && !config.allowPurge) return yield* purgeForbidden
+        const userId = yield* validateUserId(params.user_id)
+        if (params.purge) {
+          const existed = yield* stores.erase(userId)
+          yield* Effect.logInfo("user store erased").pipe(Effect.annotateLogs({ user_id: userId, actor: audit.actor, existed }))
+          return new UserDeleteResult({ user_id: userId, deleted: existed, purged: true, archived: 0 })
+        }
+        const archived = yield* stores.read(userId, ({ sql }) =>
+          sql.withTransaction(Effect.gen(function*() {
+            const now = utcTimestamp(yield* Clock.currentTimeMillis)
+            const [row] = yield* sql<{ readonly n: number }>`SELECT count(*) AS n FROM facts WHERE status = 'active'`
+            yield* sql`UPDATE facts SET status = 'archived', updated_at = ${now} WHERE status = 'active'`
+            yield* insertEvent(sql, {
+              type: "memory_delete",
+              memoryId: null,
+              sessionId: null,
+              reason: `all memories archived by ${audit.actor}`,
+              details: { action: "archive_user", archived: row?.n ?? 0 }
+            }, audit, now)
+            return Option.some(row?.n ?? 0)
+          })), () => Option.none<number>())
+        return new UserDeleteResult({ user_id: userId, deleted: Option.isSome(archived), purged: false, archived: Option.getOrElse(archived, () => 0) })
+      }).pipe(Effect.catchTag("SqlError", Effect.die), Effect.withSpan("MemoryWrites.removeUser", { attributes: { purge: params.purge } }))
+
+    return { update, remove, removeUser } as const
   })
 }) {}

@@ -1,6 +1,6 @@
 import { Reactivity } from "@effect/experimental"
 import type { SqlClient } from "@effect/sql"
-import { Effect, Exit, Option, Scope } from "effect"
+import { Deferred, Effect, Exit, Option, Scope } from "effect"
 import * as NodeFs from "node:fs"
 import * as NodePath from "node:path"
 import { InvalidScope, StoreUnavailable } from "../api/errors.js"
@@ -45,6 +45,8 @@ export class StoreCache extends Effect.Service<StoreCache>()("Memory/StoreCache"
     const reactivity = yield* Reactivity.Reactivity
     // Map order is recency order: a touched entry is moved to the end.
     const entries = new Map<string, Entry>()
+    // Users whose store is being erased: their requests wait until it is gone.
+    const erasing = new Map<string, Deferred.Deferred<void>>()
     const guard = yield* Effect.makeSemaphore(1)
 
     const closeIdleOverCap = Effect.gen(function*() {
@@ -87,6 +89,8 @@ export class StoreCache extends Effect.Service<StoreCache>()("Memory/StoreCache"
     const acquire = (userId: string, create: boolean) =>
       Effect.gen(function*() {
         yield* validateUserId(userId)
+        const pendingErase = yield* guard.withPermits(1)(Effect.sync(() => erasing.get(userId)))
+        if (pendingErase !== undefined) yield* Deferred.await(pendingErase)
         const entry = yield* guard.withPermits(1)(Effect.gen(function*() {
           const cached = entries.get(userId)
           if (cached !== undefined) {
@@ -112,6 +116,43 @@ export class StoreCache extends Effect.Service<StoreCache>()("Memory/StoreCache"
         return Option.some(entry.value.store)
       })
 
+    /** Closes a user's store once nobody uses it and removes its directory; false when there was none. */
+    const erase = (userId: string) =>
+      Effect.gen(function*() {
+        yield* validateUserId(userId)
+        const done = yield* Deferred.make<void>()
+        const already = yield* guard.withPermits(1)(Effect.sync(() => {
+          const current = erasing.get(userId)
+          if (current === undefined) erasing.set(userId, done)
+          return current
+        }))
+        if (already !== undefined) {
+          yield* Deferred.await(already)
+          return false
+        }
+        const directory = NodePath.join(dataRoot, userId)
+        const existed = yield* Effect.gen(function*() {
+          for (;;) {
+            const removed = yield* guard.withPermits(1)(Effect.gen(function*() {
+              const entry = entries.get(userId)
+              if (entry !== undefined && entry.users > 0) return undefined
+              if (entry !== undefined) {
+                entries.delete(userId)
+                yield* Scope.close(entry.scope, Exit.void)
+              }
+              const present = NodeFs.existsSync(directory)
+              NodeFs.rmSync(directory, { recursive: true, force: true })
+              return present
+            }))
+            if (removed !== undefined) return removed
+            yield* Effect.sleep("10 millis")
+          }
+        }).pipe(
+          Effect.ensuring(guard.withPermits(1)(Effect.sync(() => erasing.delete(userId))).pipe(Effect.zipRight(Deferred.succeed(done, undefined))))
+        )
+        return existed
+      })
+
     yield* Effect.addFinalizer(() =>
       guard.withPermits(1)(Effect.forEach(entries.values(), (entry) => Scope.close(entry.scope, Exit.void), { discard: true }))
     )
@@ -126,6 +167,7 @@ export class StoreCache extends Effect.Service<StoreCache>()("Memory/StoreCache"
       /** Runs `use` with the user's store if it exists; `absent` otherwise. A read never creates one. */
       read: <A, E, R>(userId: string, use: (store: UserStore) => Effect.Effect<A, E, R>, absent: () => A) =>
         Effect.scoped(Effect.flatMap(acquire(userId, false), Option.match({ onNone: () => Effect.succeed(absent()), onSome: use }))),
+      erase,
       /** How many stores are open now. */
       openCount: Effect.sync(() => entries.size)
     } as const

@@ -24,6 +24,8 @@ export const MemoriesLive = HttpApiBuilder.group(MemoryApi, "memories", (handler
         reads.get(path.memory_id, urlParams).pipe(orNotFound(`memory '${path.memory_id}' not found`)))
       .handle("update", ({ path, payload }) =>
         Effect.flatMap(currentAuditContext, (audit) => writes.update(path.memory_id, payload, audit)))
+      .handle("deleteUser", ({ urlParams }) =>
+        Effect.flatMap(currentAuditContext, (audit) => writes.removeUser(urlParams, audit)))
       .handle("delete", ({ path, urlParams }) =>
         Effect.flatMap(currentAuditContext, (audit) => writes.remove(path.memory_id, urlParams, audit)))
   }))

@@ -1,0 +1,84 @@
+import { describe, expect, it } from "@effect/vitest"
+import { Effect } from "effect"
+import * as NodeFs from "node:fs"
+import * as NodePath from "node:path"
+import { authHeaders, rawFetch, startServer } from "./support/server.js"
+import { seedFacts } from "./support/stores.js"
+
+const del = (url: string) => rawFetch(url, { method: "DELETE", headers: authHeaders() })
+const get = (url: string) => rawFetch(url, { headers: authHeaders() })
+const ingest = (baseUrl: string, body: Record<string, unknown>) =>
+  rawFetch(`${baseUrl}/v1/memories`, {
+    method: "POST",
+    headers: { ...authHeaders(), "content-type": "application/json" },
+    body: JSON.stringify({ infer: false, ...body })
+  })
+
+const serverWithFacts = (env: Record<string, string> = {}) =>
+  Effect.gen(function*() {
+    const server = yield* startServer(env)
+    yield* ingest(server.baseUrl, { user_id: "alice", session_id: "s1", async_mode: false, messages: [{ content: "hello" }] })
+    seedFacts(server.dataRoot, "alice", [
+      { fact_id: "fact_1", content: "one" },
+      { fact_id: "fact_2", content: "two" },
+      { fact_id: "fact_3", content: "three", status: "superseded" }
+    ])
+    return server
+  })
+
+describe("DELETE /v1/memories?user_id=", () => {
+  it.scoped("archives every current memory of the user in one step, with one event", () =>
+    Effect.gen(function*() {
+      const { baseUrl } = yield* serverWithFacts()
+      const response = yield* del(`${baseUrl}/v1/memories?user_id=alice`)
+      expect(response.status).toBe(200)
+      expect(response.body).toEqual({ user_id: "alice", deleted: true, purged: false, archived: 2 })
+      expect((yield* get(`${baseUrl}/v1/memories?user_id=alice`)).body).toMatchObject({ total: 0 })
+      const events = ((yield* get(`${baseUrl}/v1/events?user_id=alice&type=memory_delete`)).body as { events: Array<Record<string, unknown>> }).events
+      expect(events).toHaveLength(1)
+      expect(events[0]).toMatchObject({ memory_id: null, reason: "all memories archived by bootstrap", details: { action: "archive_user", archived: 2 } })
+    }))
+
+  it.scoped("for an unknown user is 200 with deleted false and creates nothing", () =>
+    Effect.gen(function*() {
+      const { baseUrl, dataRoot } = yield* startServer({ SERVICE_ALLOW_PURGE: "true" })
+      expect((yield* del(`${baseUrl}/v1/memories?user_id=ghost`)).body).toEqual({ user_id: "ghost", deleted: false, purged: false, archived: 0 })
+      expect((yield* del(`${baseUrl}/v1/memories?user_id=ghost&purge=true`)).body).toEqual({ user_id: "ghost", deleted: false, purged: true, archived: 0 })
+      expect(NodeFs.existsSync(NodePath.join(dataRoot, "ghost"))).toBe(false)
+    }))
+
+  it.scoped("refuses scope keys (501) and purge while it is off (403), changing nothing", () =>
+    Effect.gen(function*() {
+      const { baseUrl } = yield* serverWithFacts()
+      const scoped = yield* del(`${baseUrl}/v1/memories?user_id=alice&agent_id=planner`)
+      expect(scoped.status).toBe(501)
+      expect(scoped.body).toMatchObject({ code: "not_implemented", details: { scope_keys: ["agent_id"] } })
+      expect((yield* del(`${baseUrl}/v1/memories?user_id=alice&purge=true`)).status).toBe(403)
+      expect((yield* get(`${baseUrl}/v1/memories?user_id=alice`)).body).toMatchObject({ total: 2 })
+    }))
+
+  it.scoped("purge erases the user's store; the control plane keeps the user's jobs", () =>
+    Effect.gen(function*() {
+      const { baseUrl, dataRoot } = yield* serverWithFacts({ SERVICE_ALLOW_PURGE: "true" })
+      const accepted = yield* ingest(baseUrl, { user_id: "alice", messages: [{ content: "async" }] })
+      const jobId = (accepted.body as { job_id: string }).job_id
+      for (let i = 0; i < 100 && (yield* get(`${baseUrl}/v1/jobs/${jobId}`)).text.includes("pending"); i++) yield* Effect.sleep("10 millis")
+      const response = yield* del(`${baseUrl}/v1/memories?user_id=alice&purge=true`)
+      expect(response.body).toEqual({ user_id: "alice", deleted: true, purged: true, archived: 0 })
+      expect(NodeFs.existsSync(NodePath.join(dataRoot, "alice"))).toBe(false)
+      expect((yield* get(`${baseUrl}/v1/jobs/${jobId}`)).status).toBe(200)
+      expect((yield* get(`${baseUrl}/v1/memories?user_id=alice`)).body).toMatchObject({ total: 0 })
+      expect(NodeFs.existsSync(NodePath.join(dataRoot, "alice"))).toBe(false)
+      expect((yield* ingest(baseUrl, { user_id: "alice", async_mode: false, messages: [{ content: "fresh start" }] })).status).toBe(200)
+    }))
+
+  it.scopedLive("a purge racing with writes for the same user never fails a request", () =>
+    Effect.gen(function*() {
+      const { baseUrl } = yield* startServer({ SERVICE_ALLOW_PURGE: "true", SERVICE_STORE_CACHE_MAX: "1" })
+      const writes = Array.from({ length: 30 }, (_, i) =>
+        ingest(baseUrl, { user_id: i % 2 === 0 ? "racer" : "other", async_mode: false, messages: [{ content: `m${i}` }] }))
+      const purges = Array.from({ length: 3 }, () => del(`${baseUrl}/v1/memories?user_id=racer&purge=true`))
+      const statuses = yield* Effect.all([...writes, ...purges], { concurrency: 12 }).pipe(Effect.map((responses) => responses.map((r) => r.status)))
+      expect(statuses.every((status) => status === 200), JSON.stringify(statuses)).toBe(true)
+    }))
+})
