@@ -3,6 +3,7 @@ import { ConfigProvider, Deferred, Effect, Fiber, Layer } from "effect"
 import * as NodeFs from "node:fs"
 import * as NodePath from "node:path"
 import { AppConfig } from "../src/config/AppConfig.js"
+import Database from "better-sqlite3"
 import { StoreCache } from "../src/services/StoreCache.js"
 import { API_KEY, apiClient, startServer, tempDataRoot } from "./support/server.js"
 import { queryStore } from "./support/stores.js"
@@ -87,5 +88,26 @@ describe("StoreCache under load through the API", () => {
           "SELECT session_id, count(*) AS n, max(position) AS top FROM turns GROUP BY session_id")
         for (const session of positions) expect(session.top).toBe(session.n)
       }
+    }))
+})
+
+describe("a store written by a newer build", () => {
+  it.scoped("is refused with 503 vector_store_unavailable naming the cause, not misread", () =>
+    Effect.gen(function*() {
+      const { baseUrl, dataRoot } = yield* startServer()
+      const client = yield* apiClient(baseUrl)
+      yield* client.memories.add({ payload: { user_id: "future", infer: false, async_mode: false, messages: [{ role: "user", content: "x" }] } })
+      // A second server opens the copied store for the first time, as after an upgrade and a downgrade.
+      const fresh = yield* startServer({ SERVICE_DATA_ROOT: tempDataRoot() })
+      NodeFs.cpSync(NodePath.join(dataRoot, "future"), NodePath.join(fresh.dataRoot, "future"), { recursive: true })
+      const db = new Database(NodePath.join(fresh.dataRoot, "future", "store.db"))
+      db.prepare("INSERT INTO effect_sql_migrations (migration_id, name) VALUES (99, 'from_the_future')").run()
+      db.close()
+      const response = yield* Effect.promise(() =>
+        fetch(`${fresh.baseUrl}/v1/memories?user_id=future`, { headers: { authorization: `Bearer ${API_KEY}` } }).then(async (r) => ({ status: r.status, body: await r.json() as Record<string, unknown> })))
+      expect(response.status).toBe(503)
+      expect(response.body).toMatchObject({ code: "vector_store_unavailable", details: { user_id: "future" } })
+      expect(String(response.body.message)).toContain("StoreVersionError")
+      expect(String(response.body.message)).not.toContain(dataRoot)
     }))
 })

@@ -3,6 +3,7 @@
  * and async, with 1 and 8 concurrent clients, beside the same inserts done directly on a store
  * file in this process (the floor). Prints turns/s, request latency percentiles and the ratio.
  *
+ * The server runs from the compiled build, as `npm start` runs it.
  * Usage: npm run bench:ingest [-- --requests 200 --turns 50]
  */
 import { Reactivity } from "@effect/experimental"
@@ -30,7 +31,7 @@ const percentile = (sorted: ReadonlyArray<number>, p: number) => sorted[Math.min
 
 const startServer = (dataRoot: string) =>
   new Promise<{ port: number; stop: () => Promise<void> }>((resolve, reject) => {
-    const child = spawn(process.execPath, ["--import", "tsx", "src/main.ts"], {
+    const child = spawn(process.execPath, ["dist/main.js"], {
       env: { ...process.env, SERVICE_API_KEY: KEY, SERVICE_DATA_ROOT: dataRoot, SERVICE_PORT: "0", SERVICE_HOST: "127.0.0.1", SERVICE_LOG_LEVEL: "info" },
       stdio: ["ignore", "pipe", "inherit"]
     })
