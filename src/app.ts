@@ -7,7 +7,11 @@ import { DataRootLockLive } from "./services/DataRootLockLive.js"
 import { Ingest } from "./services/Ingest.js"
 import { JobRunnerLive } from "./services/JobRunner.js"
 import { MemoryReads } from "./services/MemoryReads.js"
+import { LlmUsage } from "./services/LlmUsage.js"
 import { MemoryWrites } from "./services/MemoryWrites.js"
+import { Prometheus } from "./services/Prometheus.js"
+import { RequestLog } from "./services/RequestLog.js"
+import { RequestMetrics } from "./services/RequestMetrics.js"
 import { Jobs } from "./services/Jobs.js"
 import { StoreCache } from "./services/StoreCache.js"
 import { TracingLive } from "./services/Tracing.js"
@@ -36,16 +40,24 @@ const AuthWarningLive = Layer.effectDiscard(
 /** Lock first, then the control plane, then the services over it. */
 const ControlPlaneLive = ControlDbLive.pipe(Layer.provideMerge(DataRootLockLive))
 
-const ControlServicesLive = Layer.mergeAll(ApiKeys.Default, Jobs.Default).pipe(
-  (services) => Layer.merge(services, AdminViews.Default.pipe(Layer.provide(services))),
+const ControlServicesLive = Layer.mergeAll(ApiKeys.Default, Jobs.Default, RequestLog.Default).pipe(
   Layer.provideMerge(ControlPlaneLive)
 )
 
-const DomainLive = Layer.mergeAll(Ingest.Default, MemoryReads.Default, MemoryWrites.Default, JobRunnerLive.pipe(Layer.provide(Ingest.Default))).pipe(
-  Layer.provideMerge(StoreCache.Default)
+const StoresLive = StoreCache.Default
+
+const ObservabilityLive = Prometheus.Default.pipe(Layer.provideMerge(Layer.merge(RequestMetrics.Default, LlmUsage.Default)))
+
+const DomainLive = Layer.mergeAll(
+  Ingest.Default,
+  MemoryReads.Default,
+  MemoryWrites.Default,
+  AdminViews.Default,
+  ObservabilityLive,
+  JobRunnerLive.pipe(Layer.provide(Ingest.Default))
 )
 
-const ServicesLive = DomainLive.pipe(Layer.provideMerge(ControlServicesLive))
+const ServicesLive = DomainLive.pipe(Layer.provideMerge(StoresLive), Layer.provideMerge(ControlServicesLive))
 
 /** The whole server, from configuration to a listening socket. */
 export const ServerLive = HttpLive.pipe(

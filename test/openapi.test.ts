@@ -17,13 +17,17 @@ describe("OpenAPI and /docs", () => {
       const document = response.body as Document
       expect(Object.keys(document.paths).sort()).toEqual([
         "/health",
+        "/metrics",
         "/v1/admin/config",
         "/v1/admin/keys",
         "/v1/admin/keys/{key_id}",
+        "/v1/admin/requests",
+        "/v1/admin/stats",
         "/v1/events",
         "/v1/jobs/{job_id}",
         "/v1/memories",
-        "/v1/memories/{memory_id}"
+        "/v1/memories/{memory_id}",
+        "/v1/metrics"
       ])
       const getJob = document.paths["/v1/jobs/{job_id}"]!.get!
       expect(Object.keys(getJob.responses).sort()).toEqual(["200", "401", "404", "413", "422", "500"])

@@ -2,7 +2,7 @@ import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "@effect/platform"
 import { Schema } from "effect"
 import { Authentication } from "./Authentication.js"
 import { NotFoundWire } from "./errors.js"
-import { QueryBoolean } from "./validation.js"
+import { pagingParams, QueryBoolean } from "./validation.js"
 
 export class ConfigView extends Schema.Class<ConfigView>("ConfigView")({
   data_root: Schema.String,
@@ -53,6 +53,36 @@ export const CreateApiKeyRequest = Schema.Struct({
   name: Schema.String.pipe(Schema.minLength(1), Schema.maxLength(64))
 })
 
+export class RequestLogEntry extends Schema.Class<RequestLogEntry>("RequestLogEntry")({
+  request_id: Schema.String,
+  method: Schema.String,
+  route: Schema.String,
+  status_code: Schema.Int,
+  latency_ms: Schema.Number,
+  key_name: Schema.NullOr(Schema.String),
+  created_at: Schema.String
+}) {}
+
+export class RequestLogPage extends Schema.Class<RequestLogPage>("RequestLogPage")({
+  requests: Schema.Array(RequestLogEntry),
+  total: Schema.Int,
+  offset: Schema.Int,
+  limit: Schema.Int
+}) {}
+
+const Counts = Schema.Record({ key: Schema.String, value: Schema.Int })
+
+export class StatsView extends Schema.Class<StatsView>("StatsView")({
+  users: Schema.Int,
+  stores_bytes: Schema.Int,
+  largest_stores: Schema.Array(Schema.Struct({ user_id: Schema.String, bytes: Schema.Int })),
+  jobs_by_status: Counts,
+  requests_logged: Schema.Int,
+  control_db_bytes: Schema.Int,
+  memories_by_status: Counts,
+  open_stores: Schema.Int
+}) {}
+
 export class AdminApi extends HttpApiGroup.make("admin")
   .add(
     HttpApiEndpoint.get("config", "/v1/admin/config")
@@ -79,6 +109,17 @@ export class AdminApi extends HttpApiGroup.make("admin")
       .addSuccess(ApiKeySummary)
       .addError(NotFoundWire)
       .annotate(OpenApi.Summary, "Revoke a named key (idempotent; the row is kept)")
+  )
+  .add(
+    HttpApiEndpoint.get("requests", "/v1/admin/requests")
+      .setUrlParams(Schema.Struct(pagingParams(1000, 100)))
+      .addSuccess(RequestLogPage)
+      .annotate(OpenApi.Summary, "The rolling request log, newest first: route templates, status, latency, key name; never bodies")
+  )
+  .add(
+    HttpApiEndpoint.get("stats", "/v1/admin/stats")
+      .addSuccess(StatsView)
+      .annotate(OpenApi.Summary, "Disk and workload shape: users, store sizes, jobs by status, memories by status, open stores")
   )
   .middleware(Authentication) {}
 

@@ -6,6 +6,7 @@ import { EventsApi } from "./EventsApi.js"
 import { HealthApi } from "./HealthApi.js"
 import { JobsApi } from "./JobsApi.js"
 import { MemoriesApi } from "./MemoriesApi.js"
+import { ObservabilityApi } from "./ObservabilityApi.js"
 import { documentValidationErrors } from "./openapi.js"
 
 /** The whole HTTP contract: routing, the OpenAPI document and the typed client derive from it. */
@@ -14,6 +15,7 @@ export class MemoryApi extends HttpApi.make("memory-service")
   .add(MemoriesApi)
   .add(EventsApi)
   .add(JobsApi)
+  .add(ObservabilityApi)
   .add(AdminApi)
   .addError(ValidationErrorWire)
   .addError(PayloadTooLargeWire)

@@ -5,6 +5,7 @@ import { Authentication } from "../api/Authentication.js"
 import { Unauthorized } from "../api/errors.js"
 import { AppConfig } from "../config/AppConfig.js"
 import { ApiKeys } from "../services/ApiKeys.js"
+import { noteCaller } from "../services/AuditContext.js"
 
 /**
  * The key a request presents: the Bearer token of `Authorization` (scheme matched in any case),
@@ -33,16 +34,21 @@ export const AuthenticationLive = Layer.effect(
   Effect.gen(function*() {
     const config = yield* AppConfig
     const keys = yield* ApiKeys
-    const authenticate = Effect.gen(function*() {
-      if (config.authDisabled) return { name: "anonymous" }
+    const identify = Effect.gen(function*() {
+      if (config.authDisabled) return "anonymous"
       const request = yield* HttpServerRequest.HttpServerRequest
       const presented = presentedKey(request.headers)
       if (Option.isNone(presented)) return yield* missing
       const bootstrap = Option.map(config.apiKey, Redacted.value)
-      if (Option.isSome(bootstrap) && sameSecret(presented.value, bootstrap.value)) return { name: "bootstrap" }
+      if (Option.isSome(bootstrap) && sameSecret(presented.value, bootstrap.value)) return "bootstrap"
       const named = yield* keys.resolve(presented.value)
-      return Option.isSome(named) ? { name: named.value } : yield* invalid
-    }).pipe(Effect.withSpan("Authentication.authenticate"))
+      return Option.isSome(named) ? named.value : yield* invalid
+    })
+    const authenticate = identify.pipe(
+      Effect.tap(noteCaller),
+      Effect.map((name) => ({ name })),
+      Effect.withSpan("Authentication.authenticate")
+    )
     // Both documented schemes resolve through the one rule above, so their order cannot matter.
     return { bearer: () => authenticate, apiKey: () => authenticate }
   })

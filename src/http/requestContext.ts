@@ -1,30 +1,61 @@
 import { type HttpApp, HttpApp as App, HttpServerRequest, HttpServerResponse } from "@effect/platform"
 import { Effect, Option } from "effect"
 import * as NodeCrypto from "node:crypto"
-import { CurrentRequestId } from "../services/AuditContext.js"
+import { CurrentRequest, type RequestInfo } from "../services/AuditContext.js"
 import { presentedKey } from "./authentication.js"
 import type { CorsPolicy } from "./cors.js"
+import { matchRoute } from "./routes.js"
 
 const newRequestId = () => NodeCrypto.randomUUID().replaceAll("-", "").slice(0, 16)
+
+/** A served request, as metrics and the request log see it. */
+export interface ServedRequest {
+  readonly requestId: string
+  readonly method: string
+  readonly path: string
+  /** The route template (`/v1/jobs/{job_id}`), or the raw path when no route matched. */
+  readonly route: string
+  readonly status: number
+  readonly latencyMs: number
+  readonly keyName: string | null
+}
 
 /**
  * Outermost layer of every request: the request id (the incoming X-Request-ID echoed, else a
  * new one) in every log line and response, the response time, the Bearer challenge on a 401
  * without credentials, and CORS headers for allowed origins. Headers are added just before the
- * response is sent, so they reach responses rendered by any layer below.
+ * response is sent, so they reach responses rendered by any layer below. Once it is sent, the
+ * request is handed to `served` (metrics, request log), whose failure never reaches the client.
  */
-export const requestContext = (cors: CorsPolicy) => (app: HttpApp.Default): HttpApp.Default =>
+export const requestContext = (options: {
+  readonly cors: CorsPolicy
+  readonly served: (request: ServedRequest) => Effect.Effect<void>
+}) => (app: HttpApp.Default): HttpApp.Default =>
   Effect.gen(function*() {
     const request = yield* HttpServerRequest.HttpServerRequest
     const requestId = Option.getOrElse(Option.fromNullable(request.headers["x-request-id"]), newRequestId)
+    const info: RequestInfo = { id: requestId, keyName: null }
     const started = performance.now()
     yield* App.appendPreResponseHandler((_, response) =>
       Effect.succeed(HttpServerResponse.setHeaders(response, {
-        ...cors.responseHeaders(request),
+        ...options.cors.responseHeaders(request),
         ...(response.status === 401 && Option.isNone(presentedKey(request.headers)) ? { "www-authenticate": "Bearer" } : {}),
         "x-request-id": requestId,
         "x-response-time-ms": (performance.now() - started).toFixed(1)
       }))
     )
-    return yield* app.pipe(Effect.annotateLogs({ request_id: requestId }), Effect.locally(CurrentRequestId, requestId))
+    return yield* Effect.gen(function*() {
+      const response = yield* Effect.locally(app, CurrentRequest, info)
+      const path = new URL(request.url, "http://localhost").pathname
+      yield* options.served({
+        requestId,
+        method: request.method,
+        path,
+        route: matchRoute(request.method, path)?.route.template ?? path,
+        status: response.status,
+        latencyMs: performance.now() - started,
+        keyName: info.keyName
+      }).pipe(Effect.catchAllCause((cause) => Effect.logWarning("request could not be recorded", cause)))
+      return response
+    }).pipe(Effect.annotateLogs({ request_id: requestId }))
   })

@@ -12,7 +12,10 @@ import { EventsLive } from "./handlers/events.js"
 import { HealthLive } from "./handlers/health.js"
 import { JobsLive } from "./handlers/jobs.js"
 import { MemoriesLive } from "./handlers/memories.js"
-import { requestContext } from "./requestContext.js"
+import { ObservabilityLive } from "./handlers/observability.js"
+import { RequestLog } from "../services/RequestLog.js"
+import { RequestMetrics } from "../services/RequestMetrics.js"
+import { requestContext, type ServedRequest } from "./requestContext.js"
 
 const SHUTTING_DOWN = JSON.stringify({ code: "service_unavailable", message: "the service is shutting down; retry shortly", details: {} })
 
@@ -36,7 +39,7 @@ export const makeNodeServer = () => {
 }
 
 const ApiLive = HttpApiBuilder.api(MemoryApi).pipe(
-  Layer.provide([HealthLive, MemoriesLive, EventsLive, JobsLive, AdminLive]),
+  Layer.provide([HealthLive, MemoriesLive, EventsLive, JobsLive, ObservabilityLive, AdminLive]),
   Layer.provide(AuthenticationLive)
 )
 
@@ -44,8 +47,32 @@ const ApiLive = HttpApiBuilder.api(MemoryApi).pipe(
 export const HttpLive = Layer.unwrapEffect(
   Effect.gen(function*() {
     const config = yield* AppConfig
+    const metrics = yield* RequestMetrics
+    const requestLog = yield* RequestLog
     const cors = corsPolicy(config.corsOrigins)
-    return HttpApiBuilder.serve(requestContext(cors)).pipe(
+    const served = (request: ServedRequest) =>
+      Effect.zipRight(
+        Effect.zipRight(
+          Effect.logDebug("request served").pipe(Effect.annotateLogs({
+            method: request.method,
+            route: request.route,
+            status: request.status,
+            latency_ms: Math.round(request.latencyMs * 10) / 10,
+            key_name: request.keyName
+          })),
+          metrics.record(request.method, request.route, request.status, request.latencyMs)
+        ),
+        requestLog.record({
+          request_id: request.requestId,
+          method: request.method,
+          route: request.route,
+          path: request.path,
+          status_code: request.status,
+          latency_ms: Math.round(request.latencyMs * 1000) / 1000,
+          key_name: request.keyName
+        })
+      )
+    return HttpApiBuilder.serve(requestContext({ cors, served })).pipe(
       Layer.provide(HttpApiSwagger.layer({ path: "/docs" })),
       Layer.provide(HttpApiBuilder.middlewareOpenApi({ path: "/openapi.json" })),
       Layer.provide(edgeLayer({ maxBodyBytes: config.maxBodyBytes, cors })),

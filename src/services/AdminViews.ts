@@ -1,9 +1,15 @@
 import { Effect, Option } from "effect"
-import { ConfigView } from "../api/AdminApi.js"
+import * as NodeFs from "node:fs"
+import * as NodePath from "node:path"
+import { ConfigView, StatsView } from "../api/AdminApi.js"
 import { AppConfig } from "../config/AppConfig.js"
-import { ControlDb } from "../store/control/ControlDb.js"
+import { ControlDb, controlDbPath } from "../store/control/ControlDb.js"
 import { readLockContention } from "../store/control/lockContention.js"
+import { factStatusCounts } from "../store/user/statusCounts.js"
 import { ApiKeys } from "./ApiKeys.js"
+import { Jobs } from "./Jobs.js"
+import { RequestLog } from "./RequestLog.js"
+import { STORE_FILE, StoreCache } from "./StoreCache.js"
 
 /** Read-only operator views over configuration and the control plane. */
 export class AdminViews extends Effect.Service<AdminViews>()("Memory/AdminViews", {
@@ -11,6 +17,9 @@ export class AdminViews extends Effect.Service<AdminViews>()("Memory/AdminViews"
     const config = yield* AppConfig
     const keys = yield* ApiKeys
     const controlDb = yield* ControlDb
+    const jobs = yield* Jobs
+    const requestLog = yield* RequestLog
+    const storeCache = yield* StoreCache
 
     /** Every secret appears only as whether it is set. */
     const configView = Effect.gen(function*() {
@@ -39,6 +48,39 @@ export class AdminViews extends Effect.Service<AdminViews>()("Memory/AdminViews"
       })
     }).pipe(Effect.withSpan("AdminViews.configView"))
 
-    return { configView } as const
+    const fileBytes = (path: string) => (NodeFs.existsSync(path) ? NodeFs.statSync(path).size : 0)
+    const sqliteBytes = (file: string) => fileBytes(file) + fileBytes(`${file}-wal`) + fileBytes(`${file}-shm`)
+
+    /** Walks the data root on each call: every user directory, its store's size and facts. */
+    const stats = Effect.gen(function*() {
+      const users = yield* Effect.sync(() =>
+        NodeFs.readdirSync(config.dataRoot, { withFileTypes: true })
+          .filter((entry) => entry.isDirectory() && !entry.name.startsWith("."))
+          .map((entry) => entry.name)
+          .sort())
+      const stores = users.map((userId) => {
+        const directory = NodePath.join(config.dataRoot, userId)
+        const bytes = NodeFs.readdirSync(directory).reduce((sum, name) => sum + fileBytes(NodePath.join(directory, name)), 0)
+        return { user_id: userId, bytes, file: NodePath.join(directory, STORE_FILE) }
+      })
+      const memoriesByStatus: Record<string, number> = {}
+      for (const store of stores) {
+        if (!NodeFs.existsSync(store.file)) continue
+        for (const [status, n] of Object.entries(factStatusCounts(store.file))) memoriesByStatus[status] = (memoriesByStatus[status] ?? 0) + n
+      }
+      return new StatsView({
+        users: users.length,
+        stores_bytes: stores.reduce((sum, store) => sum + store.bytes, 0),
+        largest_stores: [...stores].sort((a, b) => b.bytes - a.bytes || a.user_id.localeCompare(b.user_id)).slice(0, 10)
+          .map(({ bytes, user_id }) => ({ user_id, bytes })),
+        jobs_by_status: yield* jobs.countByStatus,
+        requests_logged: (yield* requestLog.page(0, 1)).total,
+        control_db_bytes: sqliteBytes(controlDbPath(config.dataRoot)),
+        memories_by_status: memoriesByStatus,
+        open_stores: yield* storeCache.openCount
+      })
+    }).pipe(Effect.withSpan("AdminViews.stats"))
+
+    return { configView, stats } as const
   })
 }) {}

@@ -1,8 +1,13 @@
 import { Effect, FiberRef } from "effect"
 import { Caller } from "../api/Authentication.js"
 
-/** The id of the request being served (set by the HTTP edge), for logs and audit events. */
-export const CurrentRequestId = FiberRef.unsafeMake<string | null>(null)
+/** What the HTTP edge knows of the request being served; authentication fills in the key name. */
+export interface RequestInfo {
+  readonly id: string
+  keyName: string | null
+}
+
+export const CurrentRequest = FiberRef.unsafeMake<RequestInfo | null>(null)
 
 /** Who caused a change and in which request: recorded with every audit event and job. */
 export interface AuditContext {
@@ -12,5 +17,11 @@ export interface AuditContext {
 
 export const currentAuditContext: Effect.Effect<AuditContext, never, Caller> = Effect.all({
   actor: Effect.map(Caller, (caller) => caller.name),
-  requestId: FiberRef.get(CurrentRequestId)
+  requestId: Effect.map(FiberRef.get(CurrentRequest), (request) => request?.id ?? null)
 })
+
+/** Names the authenticated caller on the current request (for the request log). */
+export const noteCaller = (name: string) =>
+  Effect.map(FiberRef.get(CurrentRequest), (request) => {
+    if (request !== null) request.keyName = name
+  })

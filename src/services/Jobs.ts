@@ -49,7 +49,8 @@ export class Jobs extends Effect.Service<Jobs>()("Memory/Jobs", {
       claim: (jobId: string) => Effect.flatMap(now, (at) => queries.claim(jobId, at)),
       succeed: (jobId: string, result: unknown) => Effect.flatMap(now, (at) => queries.succeed(jobId, result, at)),
       fail: (jobId: string, error: string) => Effect.flatMap(now, (at) => queries.fail(jobId, error, at)),
-      unfinished: queries.unfinished
+      unfinished: queries.unfinished,
+      countByStatus: queries.countByStatus
     } as const
   })
 }) {}

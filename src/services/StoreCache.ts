@@ -32,7 +32,7 @@ interface Entry {
   users: number
 }
 
-const STORE_FILE = "store.db"
+export const STORE_FILE = "store.db"
 
 /**
  * The open per-user stores: at most SERVICE_STORE_CACHE_MAX idle ones, least recently used

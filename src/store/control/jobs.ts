@@ -58,6 +58,11 @@ export const JobQueries = Effect.gen(function*() {
         Effect.orDie
       ),
 
+    countByStatus: sql<{ readonly status: string; readonly n: number }>`SELECT status, count(*) AS n FROM jobs GROUP BY status`.pipe(
+      Effect.map((rows) => Object.fromEntries(rows.map((row) => [row.status, row.n]))),
+      Effect.orDie
+    ),
+
     /** Jobs a previous process accepted but did not finish, oldest first. */
     unfinished: sql<{ readonly job_id: string }>`
       SELECT job_id FROM jobs WHERE status IN ('pending', 'running') ORDER BY created_at, rowid`.pipe(

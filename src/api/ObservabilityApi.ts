@@ -1,0 +1,34 @@
+import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema, OpenApi } from "@effect/platform"
+import { Schema } from "effect"
+import { Authentication } from "./Authentication.js"
+
+export const RouteLatency = Schema.Struct({
+  count: Schema.Int,
+  min: Schema.Number,
+  p50: Schema.Number,
+  p95: Schema.Number,
+  p99: Schema.Number,
+  max: Schema.Number
+})
+
+export class RouteMetrics extends Schema.Class<RouteMetrics>("RouteMetrics")({
+  routes: Schema.Record({ key: Schema.String, value: RouteLatency })
+}) {}
+
+export const PrometheusText = HttpApiSchema.Text({ contentType: "text/plain; version=0.0.4; charset=utf-8" })
+
+export class ObservabilityApi extends HttpApiGroup.make("observability")
+  .add(
+    HttpApiEndpoint.get("metrics", "/v1/metrics")
+      .addSuccess(RouteMetrics)
+      .annotate(
+        OpenApi.Summary,
+        "Per-route latency (ms) over each route's most recent 1024 requests of this process: count, min, p50, p95, p99, max"
+      )
+  )
+  .add(
+    HttpApiEndpoint.get("prometheus", "/metrics")
+      .addSuccess(PrometheusText)
+      .annotate(OpenApi.Summary, "Prometheus text exposition (behind the same key; scrape with a bearer credential)")
+  )
+  .middleware(Authentication) {}

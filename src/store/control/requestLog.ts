@@ -1,0 +1,34 @@
+import { Effect } from "effect"
+import { ControlDb } from "./ControlDb.js"
+
+export interface RequestLogRow {
+  readonly request_id: string
+  readonly method: string
+  readonly route: string
+  readonly status_code: number
+  readonly latency_ms: number
+  readonly key_name: string | null
+  readonly created_at: string
+}
+
+/** SQL over the `request_log` table; infrastructure failures are defects. */
+export const RequestLogQueries = Effect.gen(function*() {
+  const sql = yield* ControlDb
+  return {
+    /** Appends a row and drops the oldest beyond `keep`, in one transaction. */
+    append: (row: RequestLogRow, keep: number) =>
+      sql.withTransaction(Effect.gen(function*() {
+        yield* sql`INSERT INTO request_log ${sql.insert({ ...row })}`
+        yield* sql`DELETE FROM request_log WHERE id <= (SELECT max(id) FROM request_log) - ${keep}`
+      })).pipe(Effect.orDie),
+
+    /** Newest first, with how many rows are kept in all. */
+    page: (offset: number, limit: number) =>
+      Effect.all({
+        rows: sql<RequestLogRow>`
+          SELECT request_id, method, route, status_code, latency_ms, key_name, created_at
+          FROM request_log ORDER BY id DESC LIMIT ${limit} OFFSET ${offset}`,
+        total: Effect.map(sql<{ readonly n: number }>`SELECT count(*) AS n FROM request_log`, (rows) => rows[0]?.n ?? 0)
+      }).pipe(Effect.orDie)
+  }
+})
