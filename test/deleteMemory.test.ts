@@ -3,7 +3,7 @@ import { describe, expect, it } from "@effect/vitest"
 import { Effect } from "effect"
 import * as NodeFs from "node:fs"
 import * as NodePath from "node:path"
-import { authHeaders, rawFetch, startServer } from "./support/server.js"
+import { authHeaders, ingestTurn, rawFetch, startServer } from "./support/server.js"
 import { queryStore, seedFacts } from "./support/stores.js"
 
 const del = (url: string) => rawFetch(url, { method: "DELETE", headers: authHeaders() })
@@ -13,11 +13,7 @@ const get = (url: string) => rawFetch(url, { headers: authHeaders() })
 const serverWithFacts = (env: Record<string, string> = {}) =>
   Effect.gen(function*() {
     const server = yield* startServer(env)
-    yield* rawFetch(`${server.baseUrl}/v1/memories`, {
-      method: "POST",
-      headers: { ...authHeaders(), "content-type": "application/json" },
-      body: JSON.stringify({ user_id: "alice", session_id: "s1", infer: false, async_mode: false, messages: [{ content: "I moved to Lisbon." }] })
-    })
+    yield* ingestTurn(server.baseUrl, "alice", "I moved to Lisbon.")
     seedFacts(server.dataRoot, "alice", [
       { fact_id: "fact_1", content: "Alice lives in Lisbon." },
       { fact_id: "fact_2", content: "Alice has a dog." }

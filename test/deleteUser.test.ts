@@ -2,7 +2,7 @@ import { describe, expect, it } from "@effect/vitest"
 import { Effect } from "effect"
 import * as NodeFs from "node:fs"
 import * as NodePath from "node:path"
-import { authHeaders, rawFetch, startServer } from "./support/server.js"
+import { authHeaders, ingestTurn, rawFetch, startServer } from "./support/server.js"
 import { seedFacts } from "./support/stores.js"
 
 const del = (url: string) => rawFetch(url, { method: "DELETE", headers: authHeaders() })
@@ -17,7 +17,7 @@ const ingest = (baseUrl: string, body: Record<string, unknown>) =>
 const serverWithFacts = (env: Record<string, string> = {}) =>
   Effect.gen(function*() {
     const server = yield* startServer(env)
-    yield* ingest(server.baseUrl, { user_id: "alice", session_id: "s1", async_mode: false, messages: [{ content: "hello" }] })
+    yield* ingestTurn(server.baseUrl, "alice", "hello")
     seedFacts(server.dataRoot, "alice", [
       { fact_id: "fact_1", content: "one" },
       { fact_id: "fact_2", content: "two" },

@@ -2,7 +2,7 @@ import { describe, expect, it } from "@effect/vitest"
 import { Effect } from "effect"
 import * as NodeFs from "node:fs"
 import * as NodePath from "node:path"
-import { authHeaders, rawFetch, startServer } from "./support/server.js"
+import { authHeaders, ingestTurn, rawFetch, startServer } from "./support/server.js"
 import { seedFacts } from "./support/stores.js"
 
 const get = (url: string) => rawFetch(url, { headers: authHeaders() })
@@ -10,11 +10,7 @@ const get = (url: string) => rawFetch(url, { headers: authHeaders() })
 /** A server whose user "alice" has a store (from one ingest) seeded with facts. */
 const serverWithFacts = Effect.gen(function*() {
   const server = yield* startServer()
-  yield* rawFetch(`${server.baseUrl}/v1/memories`, {
-    method: "POST",
-    headers: { ...authHeaders(), "content-type": "application/json" },
-    body: JSON.stringify({ user_id: "alice", session_id: "s1", infer: false, async_mode: false, messages: [{ content: "hello" }] })
-  })
+  yield* ingestTurn(server.baseUrl, "alice", "hello")
   seedFacts(server.dataRoot, "alice", [
     { fact_id: "fact_1", content: "Alice lives in Lisbon." },
     { fact_id: "fact_2", content: "Alice lived in Porto.", status: "superseded", valid_until: "2024-03-01" },

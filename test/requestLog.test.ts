@@ -1,20 +1,11 @@
 import { describe, expect, it } from "@effect/vitest"
 import { Effect } from "effect"
+import type { RequestLogRow } from "../src/store/control/requestLog.js"
 import { apiClient, authHeaders, rawFetch, startServer } from "./support/server.js"
 import { queryStore, seedFacts } from "./support/stores.js"
 
-interface Entry {
-  readonly request_id: string
-  readonly method: string
-  readonly route: string
-  readonly status_code: number
-  readonly latency_ms: number
-  readonly key_name: string | null
-  readonly created_at: string
-}
-
 const page = (baseUrl: string, query = "") =>
-  Effect.map(rawFetch(`${baseUrl}/v1/admin/requests${query}`, { headers: authHeaders() }), (r) => r.body as { requests: Array<Entry>; total: number; offset: number; limit: number })
+  Effect.map(rawFetch(`${baseUrl}/v1/admin/requests${query}`, { headers: authHeaders() }), (r) => r.body as { requests: Array<RequestLogRow>; total: number; offset: number; limit: number })
 
 describe("request log", () => {
   it.scoped("records route templates, status, latency, key name and request id; not successful /health", () =>

@@ -2,7 +2,7 @@ import Database from "better-sqlite3"
 import { describe, expect, it } from "@effect/vitest"
 import { Effect } from "effect"
 import * as NodePath from "node:path"
-import { authHeaders, rawFetch, startServer } from "./support/server.js"
+import { authHeaders, ingestTurn, rawFetch, startServer } from "./support/server.js"
 import { queryStore, seedFacts } from "./support/stores.js"
 
 const patch = (url: string, body: unknown) =>
@@ -11,11 +11,7 @@ const get = (url: string) => rawFetch(url, { headers: authHeaders() })
 
 const serverWithFacts = Effect.gen(function*() {
   const server = yield* startServer()
-  yield* rawFetch(`${server.baseUrl}/v1/memories`, {
-    method: "POST",
-    headers: { ...authHeaders(), "content-type": "application/json" },
-    body: JSON.stringify({ user_id: "alice", session_id: "s1", infer: false, async_mode: false, messages: [{ content: "I live in Porto." }] })
-  })
+  yield* ingestTurn(server.baseUrl, "alice", "I live in Porto.")
   seedFacts(server.dataRoot, "alice", [
     { fact_id: "fact_home", content: "Alice lives in Porto.", kind: "state", agent_id: "planner" },
     { fact_id: "fact_old", content: "Alice had a cat.", status: "superseded" },

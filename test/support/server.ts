@@ -58,3 +58,11 @@ export const rawFetch = (url: string, init: RequestInit = {}) =>
   })
 
 export const authHeaders = (key: string = API_KEY) => ({ authorization: `Bearer ${key}` })
+
+/** Stores one verbatim turn for a user, synchronously: the first write creates the user's store. */
+export const ingestTurn = (baseUrl: string, userId: string, content: string, sessionId = "s1") =>
+  rawFetch(`${baseUrl}/v1/memories`, {
+    method: "POST",
+    headers: { ...authHeaders(), "content-type": "application/json" },
+    body: JSON.stringify({ user_id: userId, session_id: sessionId, infer: false, async_mode: false, messages: [{ content }] })
+  })
