@@ -3,6 +3,7 @@ import { AppConfig, type LogLevelName } from "./config/AppConfig.js"
 import { HttpLive } from "./http/server.js"
 import { AdminViews } from "./services/AdminViews.js"
 import { ApiKeys } from "./services/ApiKeys.js"
+import { ContextBuilder } from "./services/ContextBuilder.js"
 import { DataRootLockLive } from "./services/DataRootLockLive.js"
 import { Ingest } from "./services/Ingest.js"
 import { JobRunnerLive } from "./services/JobRunner.js"
@@ -12,6 +13,7 @@ import { MemoryWrites } from "./services/MemoryWrites.js"
 import { Prometheus } from "./services/Prometheus.js"
 import { RequestLog } from "./services/RequestLog.js"
 import { RequestMetrics } from "./services/RequestMetrics.js"
+import { Retrieval } from "./services/Retrieval.js"
 import { Jobs } from "./services/Jobs.js"
 import { StoreCache } from "./services/StoreCache.js"
 import { TracingLive } from "./services/Tracing.js"
@@ -53,6 +55,7 @@ const DomainLive = Layer.mergeAll(
   MemoryReads.Default,
   MemoryWrites.Default,
   AdminViews.Default,
+  ContextBuilder.Default.pipe(Layer.provideMerge(Retrieval.Default)),
   ObservabilityLive,
   JobRunnerLive.pipe(Layer.provide(Ingest.Default))
 )

@@ -23,11 +23,13 @@ describe("OpenAPI and /docs", () => {
         "/v1/admin/keys/{key_id}",
         "/v1/admin/requests",
         "/v1/admin/stats",
+        "/v1/context",
         "/v1/events",
         "/v1/jobs/{job_id}",
         "/v1/memories",
         "/v1/memories/{memory_id}",
-        "/v1/metrics"
+        "/v1/metrics",
+        "/v1/search"
       ])
       const getJob = document.paths["/v1/jobs/{job_id}"]!.get!
       expect(Object.keys(getJob.responses).sort()).toEqual(["200", "401", "404", "413", "422", "500"])

@@ -7,12 +7,14 @@ import { HealthApi } from "./HealthApi.js"
 import { JobsApi } from "./JobsApi.js"
 import { MemoriesApi } from "./MemoriesApi.js"
 import { ObservabilityApi } from "./ObservabilityApi.js"
+import { RetrievalApi } from "./RetrievalApi.js"
 import { documentValidationErrors } from "./openapi.js"
 
 /** The whole HTTP contract: routing, the OpenAPI document and the typed client derive from it. */
 export class MemoryApi extends HttpApi.make("memory-service")
   .add(HealthApi)
   .add(MemoriesApi)
+  .add(RetrievalApi)
   .add(EventsApi)
   .add(JobsApi)
   .add(ObservabilityApi)

@@ -13,6 +13,7 @@ import { HealthLive } from "./handlers/health.js"
 import { JobsLive } from "./handlers/jobs.js"
 import { MemoriesLive } from "./handlers/memories.js"
 import { ObservabilityLive } from "./handlers/observability.js"
+import { RetrievalLive } from "./handlers/retrieval.js"
 import { RequestLog } from "../services/RequestLog.js"
 import { RequestMetrics } from "../services/RequestMetrics.js"
 import { requestContext, type ServedRequest } from "./requestContext.js"
@@ -39,7 +40,7 @@ export const makeNodeServer = () => {
 }
 
 const ApiLive = HttpApiBuilder.api(MemoryApi).pipe(
-  Layer.provide([HealthLive, MemoriesLive, EventsLive, JobsLive, ObservabilityLive, AdminLive]),
+  Layer.provide([HealthLive, MemoriesLive, RetrievalLive, EventsLive, JobsLive, ObservabilityLive, AdminLive]),
   Layer.provide(AuthenticationLive)
 )
 

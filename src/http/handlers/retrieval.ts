@@ -1,0 +1,29 @@
+import { HttpApiBuilder } from "@effect/platform"
+import { Effect } from "effect"
+import { MemoryApi } from "../../api/Api.js"
+import { SearchHit, SearchResponse } from "../../api/RetrievalApi.js"
+import type { EvidenceItem } from "../../retrieval/evidence.js"
+import { ContextBuilder } from "../../services/ContextBuilder.js"
+import { Retrieval } from "../../services/Retrieval.js"
+
+const toHit = (item: EvidenceItem) =>
+  new SearchHit({
+    id: item.fact_id ?? item.evidence_id,
+    content: item.support_text,
+    score: (item.rank as { readonly score: number }).score,
+    session_id: item.source_session_id,
+    occurred_at: item.occurred_start ?? item.session_time,
+    metadata: item
+  })
+
+export const RetrievalLive = HttpApiBuilder.group(MemoryApi, "retrieval", (handlers) =>
+  Effect.gen(function*() {
+    const retrieval = yield* Retrieval
+    const context = yield* ContextBuilder
+    return handlers
+      .handle("search", ({ payload }) =>
+        Effect.map(retrieval.search(payload), ({ degraded, items }) =>
+          new SearchResponse({ query: payload.query, hits: items.map(toHit), degraded })))
+      .handle("contextGet", ({ urlParams }) => context.build(urlParams))
+      .handle("context", ({ payload }) => context.build(payload))
+  }))

@@ -1,0 +1,83 @@
+import { countTokens } from "gpt-tokenizer"
+import type { EvidenceItem } from "./evidence.js"
+import { normalizeText } from "./fusion.js"
+
+/** A card as rendered into the context block: keys in this order, empty ones left out. */
+export type Card = Record<string, unknown>
+
+const oneLine = (text: string, limit: number) => {
+  const flat = text.replace(/\s+/g, " ").trim()
+  return flat.length <= limit ? flat : `${flat.slice(0, limit - 1)}…`
+}
+
+const isEmpty = (value: unknown) =>
+  value === null || value === undefined || value === "" ||
+  (Array.isArray(value) && value.length === 0) ||
+  (typeof value === "object" && value !== null && !Array.isArray(value) && Object.keys(value).length === 0)
+
+const entitiesOf = (roles: unknown) => {
+  if (typeof roles !== "object" || roles === null) return ""
+  const pairs = Object.entries(roles as Record<string, ReadonlyArray<string>>)
+    .filter(([role]) => role !== "subject")
+    .flatMap(([role, names]) => names.map((name) => `${role}=${name}`))
+  return oneLine(pairs.join("|"), 180)
+}
+
+const text = (value: unknown) => (typeof value === "string" ? value : "")
+
+export const toCard = (item: EvidenceItem): Card => {
+  const support = oneLine(item.support_text, 220)
+  const predicate = oneLine(text(item.predicate_raw), 140)
+  const card: Card = {
+    evidence_id: item.evidence_id,
+    support,
+    // A fact stored as it was said repeats its support: once is enough.
+    predicate: predicate === support ? "" : predicate,
+    entities: entitiesOf(item.entity_roles),
+    date: [item.occurred_start, text(item.valid_from), item.session_time].find((date) => typeof date === "string" && date !== "") ?? "",
+    source: item.source_session_id !== null && item.source_turn_id !== null ? `${item.source_session_id}/${item.source_turn_id}` : "",
+    role: item.source_role === "user" ? "" : item.source_role,
+    status: item.status === "active" ? "" : item.status,
+    version_status: item.version_status === "current" ? "" : item.version_status,
+    expanded: false
+  }
+  return Object.fromEntries(Object.entries(card).filter(([, value]) => !isEmpty(value)))
+}
+
+/** Python-style rendering, as the reference service prints its cards. */
+const render = (value: unknown): string => {
+  if (typeof value === "boolean") return value ? "True" : "False"
+  if (typeof value === "string") return value
+  if (typeof value === "number") return String(value)
+  if (Array.isArray(value)) return `[${value.map((v) => typeof v === "string" ? `'${v}'` : render(v)).join(", ")}]`
+  if (typeof value === "object" && value !== null) {
+    return `{${Object.entries(value).map(([k, v]) => `'${k}': ${typeof v === "string" ? `'${v}'` : render(v)}`).join(", ")}}`
+  }
+  return "None"
+}
+
+export const cardLine = (card: Card) => `- ${Object.entries(card).map(([key, value]) => `${key}=${render(value)}`).join(" ")}`
+
+/**
+ * Renders cards, best first, until the next would exceed the token budget (each line counted
+ * with its newline). A card saying what an earlier one said is left out.
+ */
+export const renderWithinBudget = (items: ReadonlyArray<EvidenceItem>, tokenBudget: number) => {
+  const lines: Array<string> = []
+  const cards: Array<Card> = []
+  const said = new Set<string>()
+  let used = 0
+  for (const item of items) {
+    const statement = normalizeText(item.support_text)
+    if (said.has(statement)) continue
+    const card = toCard(item)
+    const line = cardLine(card)
+    const cost = countTokens(line) + 1
+    if (used + cost > tokenBudget) break
+    used += cost
+    said.add(statement)
+    lines.push(line)
+    cards.push(card)
+  }
+  return { text: lines.join("\n"), cards, tokens: used }
+}

@@ -1,0 +1,85 @@
+import type { FactRow } from "../store/user/facts.js"
+import type { FactRole, FactSource, TurnRow } from "../store/user/retrieval.js"
+import type { Route } from "./fusion.js"
+
+/** One piece of evidence as search returns it in a hit's `metadata` (and context renders it). */
+export type EvidenceItem = Record<string, unknown> & {
+  readonly evidence_id: string
+  readonly fact_id: string | null
+  readonly support_text: string
+  readonly source_session_id: string | null
+  readonly source_turn_id: string | null
+  readonly session_time: string | null
+  readonly occurred_start: string | null
+}
+
+const SUPPORT_LIMIT = 1800
+
+const scopeOf = (row: Pick<FactRow, "agent_id" | "run_id" | "project_id">) =>
+  Object.fromEntries((["agent_id", "run_id", "project_id"] as const).flatMap((key) => row[key] === null ? [] : [[key, row[key]]]))
+
+const metadataOf = (fact: FactRow): Record<string, unknown> => {
+  try {
+    const parsed: unknown = JSON.parse(fact.metadata)
+    return typeof parsed === "object" && parsed !== null ? parsed as Record<string, unknown> : {}
+  } catch {
+    return {}
+  }
+}
+
+export const factEvidence = (
+  fact: FactRow,
+  sources: ReadonlyArray<FactSource>,
+  roles: ReadonlyArray<FactRole>,
+  ranking: { readonly routes: ReadonlyArray<Route>; readonly score: number }
+): EvidenceItem => {
+  const metadata = metadataOf(fact)
+  const first = sources[0]
+  const entityRoles: Record<string, Array<string>> = {}
+  for (const { name, role } of roles) (entityRoles[role] ??= []).push(name)
+  return {
+    evidence_id: `ev_fact:${fact.fact_id}`,
+    fact_id: fact.fact_id,
+    source_span_ids: sources.map((source) => source.span_id),
+    source_session_id: first?.session_id ?? fact.session_id,
+    source_turn_id: first?.turn_id ?? null,
+    source_role: first?.role ?? "user",
+    session_time: first?.session_time ?? null,
+    source_type: "fact",
+    kind: fact.kind,
+    status: fact.status,
+    predicate_raw: fact.content,
+    support_text: typeof metadata.support_text === "string" ? metadata.support_text : fact.content,
+    entity_roles: entityRoles,
+    scope: scopeOf(fact),
+    confidence: fact.confidence,
+    occurred_start: fact.occurred_at,
+    valid_from: fact.valid_from,
+    valid_until: fact.valid_until,
+    version_status: fact.status === "superseded" ? "superseded" : "current",
+    superseded_by: fact.superseded_by,
+    routes: ranking.routes,
+    rank: { tier: 1, score: ranking.score }
+  }
+}
+
+export const turnEvidence = (turn: TurnRow, ranking: { readonly routes: ReadonlyArray<Route>; readonly score: number }): EvidenceItem => ({
+  evidence_id: `ev_raw:${turn.turn_id}`,
+  fact_id: null,
+  kind: "raw_turn",
+  source_type: "raw_message",
+  predicate_canonical: "raw_turn_recall",
+  message_unit_id: turn.turn_id,
+  content: turn.content,
+  support_text: turn.content.slice(0, SUPPORT_LIMIT),
+  unstructured_source: true,
+  source_session_id: turn.session_id,
+  source_turn_id: turn.turn_id,
+  source_role: turn.role,
+  session_time: turn.session_time,
+  occurred_start: null,
+  status: "active",
+  scope: scopeOf(turn),
+  routes: ranking.routes,
+  rank: { tier: 2, score: ranking.score }
+})

@@ -1,0 +1,128 @@
+import { Effect } from "effect"
+import { Degraded } from "../api/RetrievalApi.js"
+import { type EvidenceItem, factEvidence, turnEvidence } from "../retrieval/evidence.js"
+import { fuse, type Leg, normalizeName, normalizeText } from "../retrieval/fusion.js"
+import { analyseQuery, ftsExpression } from "../retrieval/query.js"
+import type { FactRow } from "../store/user/facts.js"
+import { RetrievalQueries, type TurnRow } from "../store/user/retrieval.js"
+import { type ScopeParams, scopeFilter } from "./memoryRecords.js"
+import { StoreCache } from "./StoreCache.js"
+
+export interface RetrievalRequest extends ScopeParams {
+  readonly query: string
+  readonly top_k: number
+  readonly include_superseded?: boolean
+}
+
+export interface RetrievalResult {
+  readonly items: ReadonlyArray<EvidenceItem>
+  readonly degraded: ReadonlyArray<Degraded>
+}
+
+type Candidate = { readonly kind: "fact"; readonly row: FactRow } | { readonly kind: "turn"; readonly row: TurnRow }
+
+const factCandidate = (row: FactRow) => ({ key: `ev_fact:${row.fact_id}`, value: { kind: "fact", row } as Candidate })
+const turnCandidate = (row: TurnRow) => ({ key: `ev_raw:${row.turn_id}`, value: { kind: "turn", row } as Candidate })
+
+/** Word n-grams (1 to 3) of a query, normalized as entity names are. */
+const nameGrams = (query: string) => {
+  const words = normalizeName(query).split(" ").filter((word) => word !== "")
+  const grams = new Set<string>()
+  for (let n = 1; n <= 3; n++) for (let i = 0; i + n <= words.length; i++) grams.add(words.slice(i, i + n).join(" "))
+  return [...grams]
+}
+
+const VECTOR_CHANNELS = ["fact_events", "raw_turns"] as const
+
+/** How many candidates each leg contributes per hit asked for. */
+const LEG_DEPTH = 3
+const NEIGHBOUR_SEEDS = 10
+
+/**
+ * Recall with no LLM call. Each leg ranks what it finds; fusion adds them up by rank, merges
+ * near-duplicates (a fact and the turn that says the same keep the fact) and keeps top_k.
+ */
+export class Retrieval extends Effect.Service<Retrieval>()("Memory/Retrieval", {
+  effect: Effect.gen(function*() {
+    const stores = yield* StoreCache
+
+    const degraded = VECTOR_CHANNELS.map((channel) =>
+      new Degraded({
+        code: "vector_route_failed",
+        message: `vector index unavailable — vector route for ${channel} skipped`,
+        details: { channel }
+      }))
+
+    const search = (request: RetrievalRequest) =>
+      Effect.gen(function*() {
+        const scope = scopeFilter(request)
+        const analysis = analyseQuery(request.query)
+        const expression = analysis.terms.length === 0 ? null : ftsExpression(analysis.terms)
+        const statuses = request.include_superseded === true ? ["active", "superseded"] : ["active"]
+        const depth = Math.max(request.top_k * LEG_DEPTH, 30)
+        const items = yield* stores.read(request.user_id, ({ sql }) =>
+          Effect.gen(function*() {
+            const q = RetrievalQueries(sql)
+            const [facts, turns, entityFacts] = yield* Effect.all([
+              expression === null ? Effect.succeed([]) : q.facts({ expression, scope, statuses, datePrefix: null, limit: depth }),
+              expression === null ? Effect.succeed([]) : q.turns({ expression, scope, datePrefix: null, limit: depth }),
+              q.factsOfEntities({ names: nameGrams(request.query), scope, statuses, limit: depth })
+            ])
+            const datePrefix = analysis.timePrefixes[0] ?? null
+            // Everything on the named date; fusion then favours what the other legs also found.
+            const dated = datePrefix === null
+              ? []
+              : [
+                ...(yield* q.facts({ expression: null, scope, statuses, datePrefix, limit: depth })).map(factCandidate),
+                ...(yield* q.turns({ expression: null, scope, datePrefix, limit: depth })).map(turnCandidate)
+              ]
+            const neighbours = yield* q.neighbours(turns.slice(0, NEIGHBOUR_SEEDS), scope)
+            const seedOrder = new Map(turns.map((turn, i) => [turn.session_id, i]))
+            const legs: Array<{ leg: Leg; items: ReadonlyArray<{ key: string; value: Candidate }> }> = [
+              { leg: "lexical_facts", items: facts.map(factCandidate) },
+              { leg: "lexical_turns", items: turns.map(turnCandidate) },
+              { leg: "entity", items: entityFacts.map(factCandidate) },
+              { leg: "time", items: dated },
+              {
+                leg: "neighbourhood",
+                items: [...neighbours].sort((a, b) => (seedOrder.get(a.session_id) ?? 0) - (seedOrder.get(b.session_id) ?? 0)).map(turnCandidate)
+              }
+            ]
+            const fused = mergeDuplicates(fuse(legs)).slice(0, request.top_k)
+            const factIds = fused.flatMap((item) => item.value.kind === "fact" ? [item.value.row.fact_id] : [])
+            const [sources, roles] = yield* Effect.all([q.sources(factIds), q.roles(factIds)])
+            return fused.map((item) => {
+              const ranking = { routes: item.routes, score: Math.round(item.score * 1e6) / 1e6 }
+              if (item.value.kind === "turn") return turnEvidence(item.value.row, ranking)
+              const factId = item.value.row.fact_id
+              return factEvidence(item.value.row, sources.filter((s) => s.fact_id === factId), roles.filter((r) => r.fact_id === factId), ranking)
+            })
+          }), () => [] as ReadonlyArray<EvidenceItem>)
+        return { items, degraded } satisfies RetrievalResult
+      }).pipe(Effect.catchTag("SqlError", Effect.die), Effect.withSpan("Retrieval.search"))
+
+    return { search } as const
+  })
+}) {}
+
+const textOf = (candidate: Candidate) => normalizeText(candidate.row.content)
+
+/** Keeps one of each statement: a fact over a turn that says the same, and their routes together. */
+const mergeDuplicates = <T extends { readonly key: string; readonly value: Candidate; readonly routes: Array<{ readonly route: Leg; readonly rank: number; readonly score: number }>; score: number }>(items: ReadonlyArray<T>) => {
+  const kept = new Map<string, T>()
+  for (const item of items) {
+    const text = textOf(item.value)
+    const existing = kept.get(text)
+    if (existing === undefined) {
+      kept.set(text, item)
+      continue
+    }
+    const keep = existing.value.kind === "turn" && item.value.kind === "fact" ? item : existing
+    const drop = keep === item ? existing : item
+    for (const route of drop.routes) if (!keep.routes.some((r) => r.route === route.route)) keep.routes.push(route)
+    keep.score = Math.max(keep.score, drop.score)
+    kept.delete(text)
+    kept.set(text, keep)
+  }
+  return [...kept.values()].sort((a, b) => b.score - a.score || a.key.localeCompare(b.key))
+}

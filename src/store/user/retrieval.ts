@@ -1,0 +1,113 @@
+import type { SqlClient } from "@effect/sql"
+import { Effect } from "effect"
+import type { FactRow, ScopeFilter } from "./facts.js"
+
+export interface TurnRow {
+  readonly seq: number
+  readonly turn_id: string
+  readonly session_id: string
+  readonly position: number
+  readonly role: string
+  readonly content: string
+  readonly agent_id: string | null
+  readonly run_id: string | null
+  readonly project_id: string | null
+  readonly session_time: string | null
+}
+
+export interface FactSource {
+  readonly fact_id: string
+  readonly span_id: string
+  readonly turn_id: string
+  readonly session_id: string
+  readonly role: string
+  readonly content: string
+  readonly session_time: string | null
+}
+
+export interface FactRole {
+  readonly fact_id: string
+  readonly role: string
+  readonly name: string
+}
+
+const FACT_COLUMNS = `f.fact_id, f.content, f.kind, f.status, f.session_id, f.occurred_at, f.valid_from, f.valid_until,
+  f.confidence, f.metadata, f.agent_id, f.run_id, f.project_id, f.superseded_by`
+const TURN_COLUMNS = "t.seq, t.turn_id, t.session_id, t.position, t.role, t.content, t.agent_id, t.run_id, t.project_id, s.session_time"
+
+/** Queries of the retrieval legs over one user's store. Each returns rows best first. */
+export const RetrievalQueries = (sql: SqlClient.SqlClient) => {
+  const scoped = (alias: string, scope: ScopeFilter) =>
+    sql.and((["agent_id", "run_id", "project_id"] as const).flatMap((key) =>
+      scope[key] === null ? [] : [sql`(${sql.literal(`${alias}.${key}`)} IS NULL OR ${sql.literal(`${alias}.${key}`)} = ${scope[key]})`]))
+  const visible = (statuses: ReadonlyArray<string>) => sql`f.status IN ${sql.in(statuses)}`
+  const onDate = (column: string, prefix: string | null) =>
+    prefix === null ? sql`1 = 1` : sql`${sql.literal(column)} LIKE ${`${prefix}%`}`
+
+  return {
+    /** Facts matching the FTS5 expression, by bm25 (in insertion order without one), optionally on a date. */
+    facts: (options: { readonly expression: string | null; readonly scope: ScopeFilter; readonly statuses: ReadonlyArray<string>; readonly datePrefix: string | null; readonly limit: number }) =>
+      options.expression === null
+        ? sql<FactRow>`
+          SELECT ${sql.literal(FACT_COLUMNS)} FROM facts f
+          WHERE ${visible(options.statuses)} AND ${scoped("f", options.scope)} AND ${onDate("f.occurred_at", options.datePrefix)}
+          ORDER BY f.seq LIMIT ${options.limit}`
+        : sql<FactRow>`
+          SELECT ${sql.literal(FACT_COLUMNS)} FROM facts_fts JOIN facts f ON f.seq = facts_fts.rowid
+          WHERE facts_fts MATCH ${options.expression} AND ${visible(options.statuses)} AND ${scoped("f", options.scope)}
+            AND ${onDate("f.occurred_at", options.datePrefix)}
+          ORDER BY bm25(facts_fts) LIMIT ${options.limit}`,
+
+    /** Raw turns matching the FTS5 expression, by bm25 (in order without one), optionally in sessions on a date. */
+    turns: (options: { readonly expression: string | null; readonly scope: ScopeFilter; readonly datePrefix: string | null; readonly limit: number }) =>
+      options.expression === null
+        ? sql<TurnRow>`
+          SELECT ${sql.literal(TURN_COLUMNS)} FROM turns t JOIN sessions s ON s.session_id = t.session_id
+          WHERE ${scoped("t", options.scope)} AND ${onDate("s.session_time", options.datePrefix)}
+          ORDER BY t.seq LIMIT ${options.limit}`
+        : sql<TurnRow>`
+          SELECT ${sql.literal(TURN_COLUMNS)} FROM turns_fts JOIN turns t ON t.seq = turns_fts.rowid JOIN sessions s ON s.session_id = t.session_id
+          WHERE turns_fts MATCH ${options.expression} AND ${scoped("t", options.scope)} AND ${onDate("s.session_time", options.datePrefix)}
+          ORDER BY bm25(turns_fts) LIMIT ${options.limit}`,
+
+    /** Facts whose entities are named by any of the given names (normalized), with the facts their edges reach. */
+    factsOfEntities: (options: { readonly names: ReadonlyArray<string>; readonly scope: ScopeFilter; readonly statuses: ReadonlyArray<string>; readonly limit: number }) =>
+      options.names.length === 0
+        ? Effect.succeed([] as ReadonlyArray<FactRow>)
+        : sql<FactRow>`
+          WITH named AS (SELECT entity_id FROM entities WHERE normalized_name IN ${sql.in(options.names)}),
+               direct AS (SELECT DISTINCT fact_id FROM fact_entity_roles WHERE entity_id IN (SELECT entity_id FROM named)),
+               reached AS (SELECT fact_id, 0 AS hop FROM direct
+                           UNION SELECT e.dst_id, 1 FROM edges e WHERE e.src_fact_id IN (SELECT fact_id FROM direct)
+                           UNION SELECT e.src_fact_id, 1 FROM edges e WHERE e.dst_id IN (SELECT fact_id FROM direct))
+          SELECT ${sql.literal(FACT_COLUMNS)} FROM (SELECT fact_id, min(hop) AS hop FROM reached GROUP BY fact_id) r
+          JOIN facts f ON f.fact_id = r.fact_id
+          WHERE ${visible(options.statuses)} AND ${scoped("f", options.scope)}
+          ORDER BY r.hop, f.seq DESC LIMIT ${options.limit}`,
+
+    /** The turns just before and after the given ones in their sessions. */
+    neighbours: (turns: ReadonlyArray<Pick<TurnRow, "session_id" | "position">>, scope: ScopeFilter) =>
+      turns.length === 0
+        ? Effect.succeed([] as ReadonlyArray<TurnRow>)
+        : sql<TurnRow>`
+          SELECT ${sql.literal(TURN_COLUMNS)} FROM turns t JOIN sessions s ON s.session_id = t.session_id
+          WHERE ${sql.or(turns.map((turn) => sql`(t.session_id = ${turn.session_id} AND t.position IN (${turn.position - 1}, ${turn.position + 1}))`))}
+            AND ${scoped("t", scope)}`,
+
+    sources: (factIds: ReadonlyArray<string>) =>
+      factIds.length === 0
+        ? Effect.succeed([] as ReadonlyArray<FactSource>)
+        : sql<FactSource>`
+          SELECT fs.fact_id, fs.span_id, t.turn_id, t.session_id, t.role, t.content, s.session_time
+          FROM fact_sources fs JOIN spans sp ON sp.span_id = fs.span_id JOIN turns t ON t.turn_id = sp.turn_id
+          JOIN sessions s ON s.session_id = t.session_id
+          WHERE fs.fact_id IN ${sql.in(factIds)} ORDER BY t.seq`,
+
+    roles: (factIds: ReadonlyArray<string>) =>
+      factIds.length === 0
+        ? Effect.succeed([] as ReadonlyArray<FactRole>)
+        : sql<FactRole>`
+          SELECT r.fact_id, r.role, e.name FROM fact_entity_roles r JOIN entities e ON e.entity_id = r.entity_id
+          WHERE r.fact_id IN ${sql.in(factIds)} ORDER BY r.fact_id, r.role, e.name`
+  }
+}

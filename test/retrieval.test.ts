@@ -1,0 +1,242 @@
+import Database from "better-sqlite3"
+import { describe, expect, it } from "@effect/vitest"
+import { Effect } from "effect"
+import { countTokens } from "gpt-tokenizer"
+import * as NodeFs from "node:fs"
+import * as NodeHttp from "node:http"
+import type { AddressInfo } from "node:net"
+import * as NodePath from "node:path"
+import { authHeaders, rawFetch, startServer } from "./support/server.js"
+import { seedFacts } from "./support/stores.js"
+
+const post = (url: string, body: unknown) =>
+  rawFetch(url, { method: "POST", headers: { ...authHeaders(), "content-type": "application/json" }, body: JSON.stringify(body) })
+
+interface Hit {
+  readonly id: string
+  readonly content: string
+  readonly score: number
+  readonly session_id: string | null
+  readonly occurred_at: string | null
+  readonly metadata: Record<string, unknown> & { routes: Array<{ route: string }> }
+}
+interface SearchBody {
+  readonly query: string
+  readonly hits: Array<Hit>
+  readonly degraded: Array<{ code: string; details: { channel: string } }>
+}
+
+const conversation = [
+  { content: "Caroline: I went to the LGBTQ support group yesterday and it was powerful." },
+  { role: "assistant", content: "Melanie: That sounds wonderful. How did it feel?" },
+  { content: "Caroline: I felt accepted. I am thinking about adopting a child." },
+  { role: "assistant", content: "Melanie: We went camping in the mountains with the kids last week." },
+  { content: "Caroline: Camping sounds lovely, I should try it." }
+]
+
+/** A user with one conversation on 8 May 2023, another on 2 June 2023, and a few facts. */
+const seeded = (env: Record<string, string> = {}) =>
+  Effect.gen(function*() {
+    const server = yield* startServer(env)
+    yield* post(`${server.baseUrl}/v1/memories`, { user_id: "alice", session_id: "s1", session_time: "1:56 pm on 8 May, 2023", infer: false, async_mode: false, messages: conversation })
+    yield* post(`${server.baseUrl}/v1/memories`, {
+      user_id: "alice",
+      session_id: "s2",
+      session_time: "2023-06-02",
+      agent_id: "coach",
+      infer: false,
+      async_mode: false,
+      messages: [{ content: "Caroline: I ran a half marathon this morning." }, { content: "Caroline: My painting class starts next week." }]
+    })
+    seedFacts(server.dataRoot, "alice", [
+      { fact_id: "fact_paint", content: "Caroline takes a painting class." },
+      { fact_id: "fact_old", content: "Caroline lives in Boston.", status: "superseded" },
+      { fact_id: "fact_gone", content: "Caroline owns a boat.", status: "archived" },
+      { fact_id: "fact_same", content: "Caroline: I ran a half marathon this morning." },
+      { fact_id: "fact_coder", content: "Caroline writes Rust code.", agent_id: "coder" }
+    ])
+    const db = new Database(NodePath.join(server.dataRoot, "alice", "store.db"))
+    db.exec(`INSERT INTO entities (entity_id, name, normalized_name, updated_at) VALUES ('entity_boston', 'Boston', 'boston', 'x'), ('entity_rust', 'Rust', 'rust', 'x');
+             INSERT INTO fact_entity_roles VALUES ('fact_old', 'entity_boston', 'location'), ('fact_coder', 'entity_rust', 'object');`)
+    db.close()
+    return server
+  })
+
+const search = (baseUrl: string, body: Record<string, unknown>) =>
+  Effect.map(post(`${baseUrl}/v1/search`, { user_id: "alice", ...body }), (response) => ({ status: response.status, body: response.body as SearchBody }))
+
+describe("POST /v1/search", () => {
+  it.scoped("finds raw turns by stemmed words, as hits in the contract's shape, and lists the vector leg as degraded", () =>
+    Effect.gen(function*() {
+      const { baseUrl } = yield* seeded()
+      const { body, status } = yield* search(baseUrl, { query: "Who adopted a child?" })
+      expect(status).toBe(200)
+      expect(body.query).toBe("Who adopted a child?")
+      const top = body.hits[0]!
+      expect(top).toMatchObject({
+        id: "ev_raw:s1_turn_3",
+        content: "Caroline: I felt accepted. I am thinking about adopting a child.",
+        session_id: "s1",
+        occurred_at: "2023-05-08T13:56"
+      })
+      expect(top.metadata).toMatchObject({ evidence_id: "ev_raw:s1_turn_3", fact_id: null, kind: "raw_turn", source_turn_id: "s1_turn_3", unstructured_source: true })
+      expect(top.metadata.routes.map((r) => r.route)).toContain("lexical_turns")
+      expect(body.degraded.map((d) => [d.code, d.details.channel])).toEqual([["vector_route_failed", "fact_events"], ["vector_route_failed", "raw_turns"]])
+    }))
+
+  it.scoped("returns facts by their id; never archived ones; superseded ones only when asked", () =>
+    Effect.gen(function*() {
+      const { baseUrl } = yield* seeded()
+      const painting = yield* search(baseUrl, { query: "painting class" })
+      expect(painting.body.hits[0]?.id).toBe("fact_paint")
+      expect(painting.body.hits[0]?.metadata).toMatchObject({ evidence_id: "ev_fact:fact_paint", fact_id: "fact_paint", version_status: "current" })
+      const ids = (body: SearchBody) => body.hits.map((h) => h.id)
+      expect(ids((yield* search(baseUrl, { query: "boat" })).body)).not.toContain("fact_gone")
+      expect(ids((yield* search(baseUrl, { query: "Boston" })).body)).not.toContain("fact_old")
+      const withOld = yield* search(baseUrl, { query: "Boston", include_superseded: true })
+      expect(withOld.body.hits.find((h) => h.id === "fact_old")?.metadata).toMatchObject({ version_status: "superseded", status: "superseded" })
+    }))
+
+  it.scoped("merges a fact and a turn that say the same into one hit, the fact, with both routes", () =>
+    Effect.gen(function*() {
+      const { baseUrl } = yield* seeded()
+      const { body } = yield* search(baseUrl, { query: "half marathon" })
+      const matching = body.hits.filter((h) => h.id === "fact_same" || h.id === "ev_raw:s2_turn_1")
+      expect(matching.map((h) => h.id)).toEqual(["fact_same"])
+      expect(matching[0]!.metadata.routes.map((r) => r.route).sort()).toEqual(["lexical_facts", "lexical_turns"])
+    }))
+
+  it.scoped("finds facts of the entities a query names (entity leg)", () =>
+    Effect.gen(function*() {
+      const { baseUrl } = yield* seeded()
+      const { body } = yield* search(baseUrl, { query: "anything about rust?" })
+      const hit = body.hits.find((h) => h.id === "fact_coder")
+      expect(hit?.metadata.routes.map((r) => r.route)).toContain("entity")
+    }))
+
+  it.scoped("finds what happened on a date the query names (time leg)", () =>
+    Effect.gen(function*() {
+      const { baseUrl } = yield* seeded()
+      const { body } = yield* search(baseUrl, { query: "what happened on 2 June 2023", top_k: 5 })
+      const timed = body.hits.filter((h) => h.metadata.routes.some((r) => r.route === "time"))
+      expect(timed.map((h) => h.session_id)).toContain("s2")
+      expect(timed.every((h) => h.session_id === "s2" || h.id.startsWith("fact_"))).toBe(true)
+    }))
+
+  it.scoped("scope keys narrow: items stamped with another agent are left out", () =>
+    Effect.gen(function*() {
+      const { baseUrl } = yield* seeded()
+      const coach = yield* search(baseUrl, { query: "Rust code marathon", agent_id: "coach" })
+      expect(coach.body.hits.map((h) => h.id)).not.toContain("fact_coder")
+      expect(coach.body.hits.map((h) => h.id)).toContain("fact_same")
+      const coder = yield* search(baseUrl, { query: "Rust code marathon", agent_id: "coder" })
+      expect(coder.body.hits.map((h) => h.id)).toContain("fact_coder")
+      expect(coder.body.hits.some((h) => h.session_id === "s2" && h.id.startsWith("ev_raw"))).toBe(false)
+    }))
+
+  it.scoped("top_k is 1..100, 10 by default, and bounds the hits", () =>
+    Effect.gen(function*() {
+      const { baseUrl } = yield* seeded()
+      const all = (yield* search(baseUrl, { query: "Caroline", top_k: 100 })).body.hits.length
+      expect(all).toBeGreaterThan(2)
+      expect((yield* search(baseUrl, { query: "Caroline" })).body.hits.length).toBe(Math.min(10, all))
+      expect((yield* search(baseUrl, { query: "Caroline", top_k: 2 })).body.hits.length).toBe(2)
+      for (const topK of [0, 101]) expect((yield* search(baseUrl, { query: "x", top_k: topK })).status).toBe(422)
+      expect((yield* search(baseUrl, { query: "" })).status).toBe(422)
+    }))
+
+  it.scoped("an unknown user has no hits, and the search creates no store", () =>
+    Effect.gen(function*() {
+      const { baseUrl, dataRoot } = yield* startServer()
+      const { body } = yield* Effect.map(post(`${baseUrl}/v1/search`, { user_id: "ghost", query: "anything" }), (r) => ({ body: r.body as SearchBody }))
+      expect(body.hits).toEqual([])
+      expect(body.degraded).toHaveLength(2)
+      expect(NodeFs.existsSync(NodePath.join(dataRoot, "ghost"))).toBe(false)
+    }))
+})
+
+interface ContextBody {
+  readonly text: string
+  readonly citations: Array<string>
+  readonly evidence: Array<Record<string, unknown>>
+  readonly degraded: Array<unknown>
+}
+
+describe("GET and POST /v1/context", () => {
+  it.scoped("renders one cited card per line, in the contract's order, citations exactly the rendered cards", () =>
+    Effect.gen(function*() {
+      const { baseUrl } = yield* seeded()
+      const response = yield* post(`${baseUrl}/v1/context`, { user_id: "alice", query: "camping with the kids" })
+      const body = response.body as ContextBody
+      const lines = body.text.split("\n")
+      expect(lines.length).toBe(body.citations.length)
+      expect(body.citations).toEqual(body.evidence.map((card) => card.evidence_id))
+      expect(lines[0]).toBe("- evidence_id=ev_raw:s1_turn_4 support=Melanie: We went camping in the mountains with the kids last week. date=2023-05-08T13:56 source=s1/s1_turn_4 role=assistant expanded=False")
+      expect(body.evidence[0]).toEqual({
+        evidence_id: "ev_raw:s1_turn_4",
+        support: "Melanie: We went camping in the mountains with the kids last week.",
+        date: "2023-05-08T13:56",
+        source: "s1/s1_turn_4",
+        role: "assistant",
+        expanded: false
+      })
+      expect(body.degraded).toHaveLength(2)
+    }))
+
+  it.scoped("stays within token_budget counted by a real tokenizer, and never cites what it did not render", () =>
+    Effect.gen(function*() {
+      const { baseUrl } = yield* seeded()
+      for (const budget of [100, 150, 2000]) {
+        const body = (yield* post(`${baseUrl}/v1/context`, { user_id: "alice", query: "Caroline camping painting marathon", token_budget: budget })).body as ContextBody
+        const used = body.text === "" ? 0 : body.text.split("\n").reduce((sum, line) => sum + countTokens(line) + 1, 0)
+        expect(used).toBeLessThanOrEqual(budget)
+        expect(body.citations.length).toBe(body.text === "" ? 0 : body.text.split("\n").length)
+      }
+      const small = (yield* post(`${baseUrl}/v1/context`, { user_id: "alice", query: "Caroline camping painting marathon", token_budget: 100 })).body as ContextBody
+      const large = (yield* post(`${baseUrl}/v1/context`, { user_id: "alice", query: "Caroline camping painting marathon", token_budget: 2000 })).body as ContextBody
+      expect(small.citations.length).toBeLessThan(large.citations.length)
+      expect(large.citations.slice(0, small.citations.length)).toEqual(small.citations)
+    }))
+
+  it.scoped("GET answers as POST does, refuses unknown parameters, and bounds token_budget", () =>
+    Effect.gen(function*() {
+      const { baseUrl } = yield* seeded()
+      const viaGet = yield* rawFetch(`${baseUrl}/v1/context?user_id=alice&query=${encodeURIComponent("painting class")}&token_budget=300`, { headers: authHeaders() })
+      const viaPost = yield* post(`${baseUrl}/v1/context`, { user_id: "alice", query: "painting class", token_budget: 300 })
+      expect(viaGet.status).toBe(200)
+      expect(viaGet.body).toEqual(viaPost.body)
+      const unknown = yield* rawFetch(`${baseUrl}/v1/context?user_id=alice&query=x&mode=llm`, { headers: authHeaders() })
+      expect(unknown.status).toBe(422)
+      expect((unknown.body as { details: { errors: Array<unknown> } }).details.errors[0]).toMatchObject({ type: "extra_forbidden", loc: ["query", "mode"] })
+      expect((yield* post(`${baseUrl}/v1/context`, { user_id: "alice", query: "x", token_budget: 99 })).status).toBe(422)
+      expect((yield* post(`${baseUrl}/v1/context`, { user_id: "alice", query: "x", token_budget: 32_001 })).status).toBe(422)
+    }))
+
+  it.scoped("an empty store gives an empty block", () =>
+    Effect.gen(function*() {
+      const { baseUrl } = yield* startServer()
+      const body = (yield* post(`${baseUrl}/v1/context`, { user_id: "nobody", query: "anything" })).body as ContextBody
+      expect(body).toMatchObject({ text: "", citations: [], evidence: [] })
+    }))
+})
+
+describe("no LLM call on recall", () => {
+  it.scoped("search and context never reach the configured LLM provider", () =>
+    Effect.gen(function*() {
+      const calls: Array<string> = []
+      const stub = NodeHttp.createServer((request, response) => {
+        calls.push(`${request.method} ${request.url}`)
+        response.writeHead(500).end()
+      })
+      yield* Effect.acquireRelease(
+        Effect.async<void>((resume) => stub.listen(0, "127.0.0.1", () => resume(Effect.void))),
+        () => Effect.sync(() => void stub.close())
+      )
+      const port = (stub.address() as AddressInfo).port
+      const { baseUrl } = yield* seeded({ SERVICE_LLM_API_KEY: "sk-test", SERVICE_LLM_BASE_URL: `http://127.0.0.1:${port}/v1` })
+      yield* search(baseUrl, { query: "Caroline adopting" })
+      yield* post(`${baseUrl}/v1/context`, { user_id: "alice", query: "Caroline adopting" })
+      yield* rawFetch(`${baseUrl}/v1/context?user_id=alice&query=camping`, { headers: authHeaders() })
+      expect(calls).toEqual([])
+    }))
+})
