@@ -229,7 +229,9 @@ describe("no LLM call on recall", () => {
         response.writeHead(500).end()
       })
       yield* Effect.acquireRelease(
-        Effect.async<void>((resume) => stub.listen(0, "127.0.0.1", () => resume(Effect.void))),
+        Effect.async<void>((resume) => {
+          stub.listen(0, "127.0.0.1", () => resume(Effect.void))
+        }),
         () => Effect.sync(() => void stub.close())
       )
       const port = (stub.address() as AddressInfo).port
