@@ -1,0 +1,182 @@
+/**
+ * Retrieval quality on LoCoMo (../shared/bench/locomo-dev.json, see its README): each
+ * conversation ingested verbatim (infer=false) as one user, one session per LoCoMo session;
+ * every question of categories 1-4 sent to POST /v1/search. Prints recall@5/10/20 per category
+ * beside a plain BM25 baseline over the same turns (k1 1.2, b 0.75, no stemming) computed here,
+ * the legs that could not run, and the search latencies seen.
+ *
+ * Usage: npm run bench:locomo [-- --data ../shared/bench/locomo-dev.json]
+ */
+import { spawn } from "node:child_process"
+import * as NodeFs from "node:fs"
+import * as NodeOs from "node:os"
+import * as NodePath from "node:path"
+
+interface Turn { readonly speaker: string; readonly dia_id: string; readonly text: string }
+interface Sample {
+  readonly sample_id: string
+  readonly conversation: Record<string, unknown> & { readonly speaker_a: string; readonly speaker_b: string }
+  readonly qa: ReadonlyArray<{ readonly question: string; readonly evidence: ReadonlyArray<string>; readonly category: number }>
+}
+
+const arg = (name: string, fallback: string) => {
+  const i = process.argv.indexOf(`--${name}`)
+  return i > 0 ? process.argv[i + 1]! : fallback
+}
+const DATA = arg("data", NodePath.resolve(import.meta.dirname, "../../../shared/bench/locomo-dev.json"))
+const KEY = "bench-key"
+const KS = [5, 10, 20] as const
+const CATEGORIES: Record<number, string> = { 1: "multi-hop", 2: "temporal", 3: "open-domain", 4: "single-hop" }
+
+const percentile = (sorted: ReadonlyArray<number>, p: number) => sorted[Math.min(sorted.length - 1, Math.ceil(p * sorted.length) - 1)] ?? 0
+
+const startServer = (dataRoot: string) =>
+  new Promise<{ port: number; stop: () => Promise<void> }>((resolve, reject) => {
+    const child = spawn(process.execPath, ["dist/main.js"], {
+      env: { ...process.env, SERVICE_API_KEY: KEY, SERVICE_DATA_ROOT: dataRoot, SERVICE_PORT: "0", SERVICE_HOST: "127.0.0.1", SERVICE_LOG_LEVEL: "info" },
+      stdio: ["ignore", "pipe", "inherit"]
+    })
+    let out = ""
+    child.stdout.on("data", (chunk: Buffer) => {
+      out += chunk.toString()
+      const port = /Listening on http:\/\/[^:]+:(\d+)/.exec(out)?.[1]
+      if (port !== undefined) resolve({ port: Number(port), stop: () => new Promise((done) => { child.on("exit", () => done()); child.kill("SIGTERM") }) })
+    })
+    child.on("exit", (code) => reject(new Error(`server exited with ${code}`)))
+  })
+
+const call = async (port: number, path: string, body: unknown) => {
+  const started = performance.now()
+  const response = await fetch(`http://127.0.0.1:${port}${path}`, {
+    method: "POST",
+    headers: { authorization: `Bearer ${KEY}`, "content-type": "application/json" },
+    body: JSON.stringify(body)
+  })
+  const json = await response.json() as Record<string, unknown>
+  if (response.status !== 200) throw new Error(`${path}: ${response.status} ${JSON.stringify(json)}`)
+  return { json, clientMs: performance.now() - started, serverMs: Number(response.headers.get("x-response-time-ms")) }
+}
+
+/** The sessions of a conversation, in order, with their turns that have text. */
+const sessionsOf = (conversation: Sample["conversation"]) => {
+  const sessions: Array<{ n: number; time: string; turns: Array<Turn> }> = []
+  for (let n = 1; Array.isArray(conversation[`session_${n}`]); n++) {
+    const turns = (conversation[`session_${n}`] as Array<Turn>).filter((turn) => turn.text.trim() !== "")
+    sessions.push({ n, time: String(conversation[`session_${n}_date_time`]), turns })
+  }
+  return sessions
+}
+
+const words = (text: string) => text.toLowerCase().match(/[\p{L}\p{N}]+/gu) ?? []
+
+/** Plain Okapi BM25 over the turns of one conversation: no stemming, no stop words. */
+const bm25Index = (docs: ReadonlyArray<{ id: string; text: string }>, k1 = 1.2, b = 0.75) => {
+  const tokenized = docs.map((doc) => words(doc.text))
+  const avgdl = tokenized.reduce((sum, tokens) => sum + tokens.length, 0) / Math.max(1, docs.length)
+  const df = new Map<string, number>()
+  for (const tokens of tokenized) for (const term of new Set(tokens)) df.set(term, (df.get(term) ?? 0) + 1)
+  const tfs = tokenized.map((tokens) => {
+    const tf = new Map<string, number>()
+    for (const term of tokens) tf.set(term, (tf.get(term) ?? 0) + 1)
+    return tf
+  })
+  return (query: string, k: number) => {
+    const terms = [...new Set(words(query))]
+    const scores = docs.map((doc, i) => {
+      let score = 0
+      for (const term of terms) {
+        const tf = tfs[i]!.get(term) ?? 0
+        if (tf === 0) continue
+        const n = df.get(term) ?? 0
+        const idf = Math.log(1 + (docs.length - n + 0.5) / (n + 0.5))
+        score += idf * (tf * (k1 + 1)) / (tf + k1 * (1 - b + b * tokenized[i]!.length / avgdl))
+      }
+      return { id: doc.id, score }
+    })
+    return scores.filter((s) => s.score > 0).sort((a, c) => c.score - a.score).slice(0, k).map((s) => s.id)
+  }
+}
+
+const evidenceIds = (evidence: ReadonlyArray<string>) => evidence.flatMap((e) => e.split(/[;,\s]+/)).filter((e) => /^D\d+:\d+$/.test(e))
+
+const recall = (found: ReadonlyArray<string>, expected: ReadonlyArray<string>, k: number) => {
+  const top = new Set(found.slice(0, k))
+  return expected.filter((id) => top.has(id)).length / expected.length
+}
+
+const main = async () => {
+  const samples = JSON.parse(NodeFs.readFileSync(DATA, "utf8")) as ReadonlyArray<Sample>
+  const dataRoot = NodeFs.mkdtempSync(NodePath.join(NodeOs.tmpdir(), "bench-locomo-"))
+  const server = await startServer(dataRoot)
+  type Scores = Record<number, { ours: Array<Array<number>>; bm25: Array<Array<number>> }>
+  const scores: Scores = {}
+  const clientMs: Array<number> = []
+  const serverMs: Array<number> = []
+  const degradedLegs = new Set<string>()
+  let turnsIngested = 0
+  try {
+    for (const sample of samples) {
+      const userId = `locomo-${sample.sample_id}`.replace(/[^A-Za-z0-9._-]/g, "-")
+      const byTurnId = new Map<string, string>()
+      const docs: Array<{ id: string; text: string }> = []
+      for (const session of sessionsOf(sample.conversation)) {
+        const sessionId = `session_${session.n}`
+        await call(server.port, "/v1/memories", {
+          user_id: userId,
+          session_id: sessionId,
+          session_time: session.time,
+          infer: false,
+          async_mode: false,
+          messages: session.turns.map((turn) => ({
+            role: turn.speaker === sample.conversation.speaker_a ? "user" : "assistant",
+            content: `${turn.speaker}: ${turn.text}`
+          }))
+        })
+        session.turns.forEach((turn, i) => {
+          byTurnId.set(`ev_raw:${sessionId}_turn_${i + 1}`, turn.dia_id)
+          docs.push({ id: turn.dia_id, text: `${turn.speaker}: ${turn.text}` })
+        })
+        turnsIngested += session.turns.length
+      }
+      const baseline = bm25Index(docs)
+      for (const qa of sample.qa) {
+        const expected = evidenceIds(qa.evidence)
+        if (!(qa.category in CATEGORIES) || expected.length === 0) continue
+        const result = await call(server.port, "/v1/search", { user_id: userId, query: qa.question, top_k: 20 })
+        clientMs.push(result.clientMs)
+        serverMs.push(result.serverMs)
+        for (const entry of result.json.degraded as Array<{ code: string; details: { channel?: string } }>) degradedLegs.add(`${entry.code}(${entry.details.channel ?? ""})`)
+        const found = (result.json.hits as Array<{ id: string; metadata: { evidence_id: string; source_turn_id: string | null } }>)
+          .map((hit) => byTurnId.get(hit.metadata.evidence_id) ?? (hit.metadata.source_turn_id === null ? undefined : byTurnId.get(`ev_raw:${hit.metadata.source_turn_id}`)))
+          .filter((id): id is string => id !== undefined)
+        const plain = baseline(qa.question, 20)
+        const entry = scores[qa.category] ??= { ours: [], bm25: [] }
+        entry.ours.push(KS.map((k) => recall(found, expected, k)))
+        entry.bm25.push(KS.map((k) => recall(plain, expected, k)))
+      }
+    }
+  } finally {
+    await server.stop()
+    NodeFs.rmSync(dataRoot, { recursive: true, force: true })
+  }
+  const mean = (rows: ReadonlyArray<ReadonlyArray<number>>, i: number) => rows.reduce((sum, row) => sum + row[i]!, 0) / Math.max(1, rows.length)
+  const fmt = (n: number) => n.toFixed(3).replace(/^0/, "")
+  console.log(`LoCoMo retrieval: ${samples.length} conversations, ${turnsIngested} turns, infer=false, no LLM`)
+  console.log("category          n    ours @5/@10/@20      plain BM25 @5/@10/@20")
+  const all = { ours: [] as Array<Array<number>>, bm25: [] as Array<Array<number>> }
+  for (const [category, name] of Object.entries(CATEGORIES)) {
+    const entry = scores[Number(category)]
+    if (entry === undefined) continue
+    all.ours.push(...entry.ours)
+    all.bm25.push(...entry.bm25)
+    console.log(`${`${category} ${name}`.padEnd(16)} ${String(entry.ours.length).padStart(4)}    ${KS.map((_, i) => fmt(mean(entry.ours, i))).join(" / ")}    ${KS.map((_, i) => fmt(mean(entry.bm25, i))).join(" / ")}`)
+  }
+  console.log(`${"overall".padEnd(16)} ${String(all.ours.length).padStart(4)}    ${KS.map((_, i) => fmt(mean(all.ours, i))).join(" / ")}    ${KS.map((_, i) => fmt(mean(all.bm25, i))).join(" / ")}`)
+  console.log(`recall@10 over the baseline: ${((mean(all.ours, 1) - mean(all.bm25, 1)) * 100).toFixed(1)} points`)
+  console.log(`legs that could not run: ${[...degradedLegs].join(", ") || "none"}`)
+  clientMs.sort((a, b) => a - b)
+  serverMs.sort((a, b) => a - b)
+  console.log(`search latency, server-side p50/p99: ${percentile(serverMs, 0.5).toFixed(1)} / ${percentile(serverMs, 0.99).toFixed(1)} ms; client-side p50/p99: ${percentile(clientMs, 0.5).toFixed(1)} / ${percentile(clientMs, 0.99).toFixed(1)} ms`)
+}
+
+void main()
