@@ -1,7 +1,7 @@
 import { describe, expect, it } from "@effect/vitest"
 import { Effect } from "effect"
 import * as NodeFs from "node:fs"
-import { SERVICE_VERSION } from "../src/version.js"
+import { SERVICE_VERSION, STORE_SCHEMA_VERSION } from "../src/version.js"
 import { apiClient, rawFetch, startServer } from "./support/server.js"
 
 describe("GET /health", () => {
@@ -10,7 +10,7 @@ describe("GET /health", () => {
       const { baseUrl } = yield* startServer()
       const response = yield* rawFetch(`${baseUrl}/health`)
       expect(response.status).toBe(200)
-      expect(response.body).toEqual({ status: "ok", version: SERVICE_VERSION, schema_version: 1, auth: "enabled" })
+      expect(response.body).toEqual({ status: "ok", version: SERVICE_VERSION, schema_version: STORE_SCHEMA_VERSION, auth: "enabled" })
     }))
 
   it.scoped("reports auth disabled when it is", () =>

@@ -32,16 +32,33 @@ const timePrefixes = (text: string): Array<string> => {
     found.add(`${m[3]}-${pad(monthNumber(m[1]!))}-${pad(Number(m[2]))}`)
   }
   for (const m of text.matchAll(new RegExp(`\\b${MONTH}\\s+(\\d{4})\\b`, "gi"))) found.add(`${m[2]}-${pad(monthNumber(m[1]!))}`)
-  for (const m of text.matchAll(/\b(19\d{2}|20\d{2})\b/g)) {
-    if (![...found].some((prefix) => prefix.startsWith(m[1]!))) found.add(m[1]!)
-  }
-  return [...found].sort((a, b) => b.length - a.length)
+  for (const m of text.matchAll(/\b(19\d{2}|20\d{2})\b/g)) found.add(m[1]!)
+  // "8 May 2023" also reads as "May 2023" and "2023": keep only the most precise.
+  const dates = [...found]
+  return dates.filter((date) => !dates.some((other) => other !== date && other.startsWith(date))).sort((a, b) => b.length - a.length)
 }
 
 export const analyseQuery = (query: string): QueryAnalysis => {
   const words = query.toLowerCase().match(/[\p{L}\p{N}]+/gu) ?? []
   const terms = [...new Set(words.filter((word) => !STOPWORDS.has(word)))]
   return { terms, timePrefixes: timePrefixes(query) }
+}
+
+/** Terms found in more documents than this share of an index (and this many) rank almost nothing. */
+const COMMON_SHARE = 0.05
+const COMMON_FLOOR = 2000
+const MOST_TERMS = 8
+
+/**
+ * The terms worth querying an index with: at most the eight rarest, leaving out those so common
+ * that scoring their matches costs much and ranks little. Small indexes keep every term. A term
+ * whose frequency is unknown is kept (it can only be rare).
+ */
+export const selectiveTerms = (terms: ReadonlyArray<string>, frequencyOf: (term: string) => number, documents: number) => {
+  const limit = Math.max(COMMON_FLOOR, COMMON_SHARE * documents)
+  const ranked = terms.map((term) => ({ term, df: frequencyOf(term) })).sort((a, b) => a.df - b.df || a.term.localeCompare(b.term))
+  const selective = ranked.filter((t) => t.df <= limit)
+  return (selective.length > 0 ? selective : ranked.slice(0, 2)).slice(0, MOST_TERMS).map((t) => t.term)
 }
 
 /** An FTS5 expression matching any of the terms (each quoted, so no word is read as an operator). */

@@ -2,7 +2,8 @@ import { Effect } from "effect"
 import { Degraded } from "../api/RetrievalApi.js"
 import { type EvidenceItem, factEvidence, turnEvidence } from "../retrieval/evidence.js"
 import { fuse, type Leg, normalizeName, normalizeText } from "../retrieval/fusion.js"
-import { analyseQuery, ftsExpression } from "../retrieval/query.js"
+import { stemmer } from "stemmer"
+import { analyseQuery, ftsExpression, selectiveTerms } from "../retrieval/query.js"
 import type { FactRow } from "../store/user/facts.js"
 import { RetrievalQueries, type TurnRow } from "../store/user/retrieval.js"
 import { type ScopeParams, scopeFilter } from "./memoryRecords.js"
@@ -57,15 +58,21 @@ export class Retrieval extends Effect.Service<Retrieval>()("Memory/Retrieval", {
       Effect.gen(function*() {
         const scope = scopeFilter(request)
         const analysis = analyseQuery(request.query)
-        const expression = analysis.terms.length === 0 ? null : ftsExpression(analysis.terms)
         const statuses = request.include_superseded === true ? ["active", "superseded"] : ["active"]
         const depth = Math.max(request.top_k * LEG_DEPTH, 30)
         const items = yield* stores.read(request.user_id, ({ sql }) =>
           Effect.gen(function*() {
             const q = RetrievalQueries(sql)
+            const expressionFor = (index: "facts" | "turns") =>
+              Effect.map(q.termStatistics(index, analysis.terms.map(stemmer)), ({ documents, frequencies }) => {
+                const frequency = new Map(frequencies.map((f) => [f.term, f.doc]))
+                const terms = selectiveTerms(analysis.terms, (term) => frequency.get(stemmer(term)) ?? 0, documents)
+                return terms.length === 0 ? null : ftsExpression(terms)
+              })
+            const [factExpression, turnExpression] = yield* Effect.all([expressionFor("facts"), expressionFor("turns")])
             const [facts, turns, entityFacts] = yield* Effect.all([
-              expression === null ? Effect.succeed([]) : q.facts({ expression, scope, statuses, datePrefix: null, limit: depth }),
-              expression === null ? Effect.succeed([]) : q.turns({ expression, scope, datePrefix: null, limit: depth }),
+              factExpression === null ? Effect.succeed([]) : q.facts({ expression: factExpression, scope, statuses, datePrefix: null, limit: depth }),
+              turnExpression === null ? Effect.succeed([]) : q.turns({ expression: turnExpression, scope, datePrefix: null, limit: depth }),
               q.factsOfEntities({ names: nameGrams(request.query), scope, statuses, limit: depth })
             ])
             const datePrefix = analysis.timePrefixes[0] ?? null

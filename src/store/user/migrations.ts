@@ -122,5 +122,15 @@ export const userStoreMigrations = {
         INSERT INTO ${fts} (${fts}, rowid, content) VALUES ('delete', old.seq, old.content);
         INSERT INTO ${fts} (rowid, content) VALUES (new.seq, new.content); END`)
     }
+  }),
+  // Per-term document counts of the indexes, so search can leave out terms too common to rank by;
+  // date indexes for the time leg.
+  "0002_index_vocabulary": Effect.gen(function*() {
+    const sql = yield* SqlClient.SqlClient
+    yield* sql`CREATE VIRTUAL TABLE facts_vocab USING fts5vocab (facts_fts, 'row')`
+    yield* sql`CREATE VIRTUAL TABLE turns_vocab USING fts5vocab (turns_fts, 'row')`
+    // Dates named in a query are looked up as ranges over these.
+    yield* sql`CREATE INDEX facts_by_occurred ON facts (occurred_at)`
+    yield* sql`CREATE INDEX sessions_by_time ON sessions (session_time)`
   })
 }

@@ -41,30 +41,31 @@ export const RetrievalQueries = (sql: SqlClient.SqlClient) => {
     sql.and((["agent_id", "run_id", "project_id"] as const).flatMap((key) =>
       scope[key] === null ? [] : [sql`(${sql.literal(`${alias}.${key}`)} IS NULL OR ${sql.literal(`${alias}.${key}`)} = ${scope[key]})`]))
   const visible = (statuses: ReadonlyArray<string>) => sql`f.status IN ${sql.in(statuses)}`
+  // Local dates sort as text: a prefix is the range [prefix, prefix + "~"), which an index serves.
   const onDate = (column: string, prefix: string | null) =>
-    prefix === null ? sql`1 = 1` : sql`${sql.literal(column)} LIKE ${`${prefix}%`}`
+    prefix === null ? sql`1 = 1` : sql`${sql.literal(column)} >= ${prefix} AND ${sql.literal(column)} < ${`${prefix}~`}`
 
   return {
-    /** Facts matching the FTS5 expression, by bm25 (in insertion order without one), optionally on a date. */
+    /** Facts matching the FTS5 expression, by bm25 (by date without one), optionally on a date. */
     facts: (options: { readonly expression: string | null; readonly scope: ScopeFilter; readonly statuses: ReadonlyArray<string>; readonly datePrefix: string | null; readonly limit: number }) =>
       options.expression === null
         ? sql<FactRow>`
           SELECT ${sql.literal(FACT_COLUMNS)} FROM facts f
           WHERE ${visible(options.statuses)} AND ${scoped("f", options.scope)} AND ${onDate("f.occurred_at", options.datePrefix)}
-          ORDER BY f.seq LIMIT ${options.limit}`
+          ORDER BY f.occurred_at, f.seq LIMIT ${options.limit}`
         : sql<FactRow>`
           SELECT ${sql.literal(FACT_COLUMNS)} FROM facts_fts JOIN facts f ON f.seq = facts_fts.rowid
           WHERE facts_fts MATCH ${options.expression} AND ${visible(options.statuses)} AND ${scoped("f", options.scope)}
             AND ${onDate("f.occurred_at", options.datePrefix)}
           ORDER BY bm25(facts_fts) LIMIT ${options.limit}`,
 
-    /** Raw turns matching the FTS5 expression, by bm25 (in order without one), optionally in sessions on a date. */
+    /** Raw turns matching the FTS5 expression, by bm25 (by date without one), optionally in sessions on a date. */
     turns: (options: { readonly expression: string | null; readonly scope: ScopeFilter; readonly datePrefix: string | null; readonly limit: number }) =>
       options.expression === null
         ? sql<TurnRow>`
           SELECT ${sql.literal(TURN_COLUMNS)} FROM turns t JOIN sessions s ON s.session_id = t.session_id
           WHERE ${scoped("t", options.scope)} AND ${onDate("s.session_time", options.datePrefix)}
-          ORDER BY t.seq LIMIT ${options.limit}`
+          ORDER BY s.session_time, t.seq LIMIT ${options.limit}`
         : sql<TurnRow>`
           SELECT ${sql.literal(TURN_COLUMNS)} FROM turns_fts JOIN turns t ON t.seq = turns_fts.rowid JOIN sessions s ON s.session_id = t.session_id
           WHERE turns_fts MATCH ${options.expression} AND ${scoped("t", options.scope)} AND ${onDate("s.session_time", options.datePrefix)}
@@ -93,6 +94,17 @@ export const RetrievalQueries = (sql: SqlClient.SqlClient) => {
           SELECT ${sql.literal(TURN_COLUMNS)} FROM turns t JOIN sessions s ON s.session_id = t.session_id
           WHERE ${sql.or(turns.map((turn) => sql`(t.session_id = ${turn.session_id} AND t.position IN (${turn.position - 1}, ${turn.position + 1}))`))}
             AND ${scoped("t", scope)}`,
+
+    /** How many documents of an index contain each (stemmed) term, and about how many it holds. */
+    termStatistics: (index: "facts" | "turns", stems: ReadonlyArray<string>) =>
+      Effect.all({
+        frequencies: stems.length === 0
+          ? Effect.succeed([] as ReadonlyArray<{ readonly term: string; readonly doc: number }>)
+          : sql<{ readonly term: string; readonly doc: number }>`
+            SELECT term, doc FROM ${sql.literal(`${index}_vocab`)} WHERE term IN ${sql.in(stems)}`,
+        // The highest rowid stands in for the count: exact enough, and O(log n).
+        documents: Effect.map(sql<{ readonly n: number | null }>`SELECT max(seq) AS n FROM ${sql.literal(index)}`, (rows) => rows[0]?.n ?? 0)
+      }),
 
     sources: (factIds: ReadonlyArray<string>) =>
       factIds.length === 0

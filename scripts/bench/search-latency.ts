@@ -1,0 +1,137 @@
+/**
+ * Search and context latency at scale: one user's store holding N facts (10k and 100k), queried
+ * through HTTP (a real server process, the compiled build) beside the same FTS5 query run
+ * directly on the store file (the floor), with the server's RSS. Lexical legs only: the vector
+ * leg is not part of this build yet and reports itself degraded.
+ *
+ * Usage: npm run bench:latency [-- --sizes 10000,100000 --queries 300]
+ */
+import Database from "better-sqlite3"
+import { spawn } from "node:child_process"
+import * as NodeFs from "node:fs"
+import * as NodeOs from "node:os"
+import * as NodePath from "node:path"
+import { stemmer } from "stemmer"
+import { analyseQuery, ftsExpression, selectiveTerms } from "../../src/retrieval/query.js"
+
+const arg = (name: string, fallback: string) => {
+  const i = process.argv.indexOf(`--${name}`)
+  return i > 0 ? process.argv[i + 1]! : fallback
+}
+const SIZES = arg("sizes", "10000,100000").split(",").map(Number)
+const QUERIES = Number(arg("queries", "300"))
+const KEY = "bench-key"
+const USER = "bench-user"
+
+interface Sample { readonly conversation: Record<string, unknown>; readonly qa: ReadonlyArray<{ readonly question: string }> }
+const locomo = JSON.parse(NodeFs.readFileSync(NodePath.resolve(import.meta.dirname, "../../../shared/bench/locomo-dev.json"), "utf8")) as ReadonlyArray<Sample>
+const sentences = locomo.flatMap((sample) =>
+  Object.entries(sample.conversation).filter(([key, value]) => /^session_\d+$/.test(key) && Array.isArray(value))
+    .flatMap(([, turns]) => (turns as Array<{ speaker: string; text: string }>).map((turn) => `${turn.speaker}: ${turn.text}`)))
+const questions = locomo.flatMap((sample) => sample.qa.map((qa) => qa.question))
+
+const percentile = (sorted: ReadonlyArray<number>, p: number) => sorted[Math.min(sorted.length - 1, Math.ceil(p * sorted.length) - 1)] ?? 0
+const stats = (values: Array<number>) => {
+  values.sort((a, b) => a - b)
+  return { p50: percentile(values, 0.5), p95: percentile(values, 0.95), p99: percentile(values, 0.99) }
+}
+
+/** A data root whose user store holds `size` facts, written through the server's own schema. */
+const buildStore = async (size: number) => {
+  const dataRoot = NodeFs.mkdtempSync(NodePath.join(NodeOs.tmpdir(), `bench-latency-${size}-`))
+  const server = await startServer(dataRoot)
+  // One ingest creates the store with the service's migrations; the facts are then bulk-loaded.
+  await fetch(`http://127.0.0.1:${server.port}/v1/memories`, {
+    method: "POST",
+    headers: { authorization: `Bearer ${KEY}`, "content-type": "application/json" },
+    body: JSON.stringify({ user_id: USER, session_id: "seed", infer: false, async_mode: false, messages: [{ content: "seed" }] })
+  })
+  await server.stop()
+  const db = new Database(NodePath.join(dataRoot, USER, "store.db"))
+  const insert = db.prepare(`INSERT INTO facts (fact_id, content, kind, status, session_id, occurred_at, valid_from, confidence, metadata, created_at, updated_at)
+    VALUES (?, ?, 'fact', 'active', 'seed', ?, ?, 0.9, '{}', 'x', 'x')`)
+  db.transaction(() => {
+    for (let i = 0; i < size; i++) {
+      const day = `2023-${String(1 + (i % 12)).padStart(2, "0")}-${String(1 + (i % 28)).padStart(2, "0")}`
+      insert.run(`fact_${i}`, `${sentences[i % sentences.length]} (${i})`, day, day)
+    }
+  })()
+  db.pragma("wal_checkpoint(TRUNCATE)")
+  db.close()
+  return dataRoot
+}
+
+const startServer = (dataRoot: string) =>
+  new Promise<{ port: number; pid: number; stop: () => Promise<void> }>((resolve, reject) => {
+    const child = spawn(process.execPath, ["dist/main.js"], {
+      env: { ...process.env, SERVICE_API_KEY: KEY, SERVICE_DATA_ROOT: dataRoot, SERVICE_PORT: "0", SERVICE_HOST: "127.0.0.1", SERVICE_LOG_LEVEL: "info", SERVICE_REQUEST_LOG_MAX: "0" },
+      stdio: ["ignore", "pipe", "inherit"]
+    })
+    let out = ""
+    child.stdout.on("data", (chunk: Buffer) => {
+      out += chunk.toString()
+      const port = /Listening on http:\/\/[^:]+:(\d+)/.exec(out)?.[1]
+      if (port !== undefined) resolve({ port: Number(port), pid: child.pid!, stop: () => new Promise((done) => { child.on("exit", () => done()); child.kill("SIGTERM") }) })
+    })
+    child.on("exit", (code) => reject(new Error(`server exited with ${code}`)))
+  })
+
+const rssMiB = (pid: number) => {
+  const status = NodeFs.readFileSync(`/proc/${pid}/status`, "utf8")
+  return Number(/VmRSS:\s+(\d+)/.exec(status)?.[1] ?? 0) / 1024
+}
+
+const timeHttp = async (port: number, path: string, body: (q: string) => unknown) => {
+  const serverMs: Array<number> = []
+  for (let i = 0; i < QUERIES; i++) {
+    const response = await fetch(`http://127.0.0.1:${port}${path}`, {
+      method: "POST",
+      headers: { authorization: `Bearer ${KEY}`, "content-type": "application/json" },
+      body: JSON.stringify(body(questions[i % questions.length]!))
+    })
+    await response.text()
+    if (response.status !== 200) throw new Error(`${path}: ${response.status}`)
+    serverMs.push(Number(response.headers.get("x-response-time-ms")))
+  }
+  return stats(serverMs)
+}
+
+/** The same FTS5 query search runs for its fact leg (the same term selection), straight on the store file. */
+const timeFloor = (dataRoot: string) => {
+  const db = new Database(NodePath.join(dataRoot, USER, "store.db"), { readonly: true })
+  const query = db.prepare(`SELECT f.fact_id, f.content FROM facts_fts JOIN facts f ON f.seq = facts_fts.rowid
+    WHERE facts_fts MATCH ? AND f.status = 'active' ORDER BY bm25(facts_fts) LIMIT 30`)
+  const frequency = db.prepare("SELECT doc FROM facts_vocab WHERE term = ?")
+  const documents = (db.prepare("SELECT max(seq) AS n FROM facts").get() as { n: number }).n
+  const times: Array<number> = []
+  for (let i = 0; i < QUERIES; i++) {
+    const started = performance.now()
+    const terms = selectiveTerms(analyseQuery(questions[i % questions.length]!).terms,
+      (term) => (frequency.get(stemmer(term)) as { doc: number } | undefined)?.doc ?? 0, documents)
+    if (terms.length > 0) query.all(ftsExpression(terms))
+    times.push(performance.now() - started)
+  }
+  db.close()
+  return stats(times)
+}
+
+const main = async () => {
+  console.log(`search/context latency: ${QUERIES} LoCoMo questions per run, lexical legs, ${NodeOs.cpus().length} cores`)
+  console.log("facts      route     p50 ms   p95 ms   p99 ms   floor p99   ratio p99   server RSS")
+  for (const size of SIZES) {
+    const dataRoot = await buildStore(size)
+    const floor = timeFloor(dataRoot)
+    const server = await startServer(dataRoot)
+    await timeHttp(server.port, "/v1/search", (q) => ({ user_id: USER, query: q }))
+    const search = await timeHttp(server.port, "/v1/search", (q) => ({ user_id: USER, query: q }))
+    const context = await timeHttp(server.port, "/v1/context", (q) => ({ user_id: USER, query: q }))
+    const rss = rssMiB(server.pid)
+    await server.stop()
+    NodeFs.rmSync(dataRoot, { recursive: true, force: true })
+    for (const [name, r] of [["search", search], ["context", context]] as const) {
+      console.log(`${String(size).padEnd(10)} ${name.padEnd(8)} ${r.p50.toFixed(1).padStart(7)}  ${r.p95.toFixed(1).padStart(7)}  ${r.p99.toFixed(1).padStart(7)}   ${floor.p99.toFixed(2).padStart(9)}   ${(r.p99 / floor.p99).toFixed(1).padStart(8)}x   ${rss.toFixed(0)} MiB`)
+    }
+  }
+}
+
+void main()
