@@ -23,7 +23,7 @@ describe("selective terms", () => {
   const frequencyOf = (term: string) => frequencies[term] ?? 0
 
   it("leaves out terms too common to rank by in a large index, rarest first", () => {
-    expect(selectiveTerms(["caroline", "went", "lgbtq", "support", "group"], frequencyOf, 100_000)).toEqual(["lgbtq", "support", "group"])
+    expect(selectiveTerms(["caroline", "went", "lgbtq", "support", "group"], frequencyOf, 100_000)).toEqual(["lgbtq", "support"])
   })
 
   it("keeps every term of a small index", () => {

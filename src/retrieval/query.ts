@@ -45,12 +45,12 @@ export const analyseQuery = (query: string): QueryAnalysis => {
 }
 
 /** Terms found in more documents than this share of an index (and this many) rank almost nothing. */
-const COMMON_SHARE = 0.05
+const COMMON_SHARE = 0.02
 const COMMON_FLOOR = 2000
-const MOST_TERMS = 8
+const MOST_TERMS = 5
 
 /**
- * The terms worth querying an index with: at most the eight rarest, leaving out those so common
+ * The terms worth querying an index with: at most the five rarest, leaving out those so common
  * that scoring their matches costs much and ranks little. Small indexes keep every term. A term
  * whose frequency is unknown is kept (it can only be rare).
  */

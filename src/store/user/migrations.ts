@@ -124,7 +124,7 @@ export const userStoreMigrations = {
     }
   }),
   // Per-term document counts of the indexes, so search can leave out terms too common to rank by;
-  // date indexes for the time leg.
+  // indexes for the time and entity legs.
   "0002_index_vocabulary": Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
     yield* sql`CREATE VIRTUAL TABLE facts_vocab USING fts5vocab (facts_fts, 'row')`
@@ -132,5 +132,8 @@ export const userStoreMigrations = {
     // Dates named in a query are looked up as ranges over these.
     yield* sql`CREATE INDEX facts_by_occurred ON facts (occurred_at)`
     yield* sql`CREATE INDEX sessions_by_time ON sessions (session_time)`
+    // The entity leg goes from entities to their facts, and one edge further.
+    yield* sql`CREATE INDEX roles_by_entity ON fact_entity_roles (entity_id)`
+    yield* sql`CREATE INDEX edges_by_src ON edges (src_fact_id)`
   })
 }
