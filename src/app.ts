@@ -4,6 +4,7 @@ import { HttpLive } from "./http/server.js"
 import { AdminViews } from "./services/AdminViews.js"
 import { ApiKeys } from "./services/ApiKeys.js"
 import { ContextBuilder } from "./services/ContextBuilder.js"
+import { Embedder } from "./services/Embedder.js"
 import { DataRootLockLive } from "./services/DataRootLockLive.js"
 import { Ingest } from "./services/Ingest.js"
 import { JobRunnerLive } from "./services/JobRunner.js"
@@ -46,7 +47,7 @@ const ControlServicesLive = Layer.mergeAll(ApiKeys.Default, Jobs.Default, Reques
   Layer.provideMerge(ControlPlaneLive)
 )
 
-const StoresLive = StoreCache.Default
+const StoresLive = Layer.merge(StoreCache.Default, Embedder.Default)
 
 const ObservabilityLive = Prometheus.Default.pipe(Layer.provideMerge(Layer.merge(RequestMetrics.Default, LlmUsage.Default)))
 

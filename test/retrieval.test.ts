@@ -3,9 +3,8 @@ import { describe, expect, it } from "@effect/vitest"
 import { Effect } from "effect"
 import { countTokens } from "gpt-tokenizer"
 import * as NodeFs from "node:fs"
-import * as NodeHttp from "node:http"
-import type { AddressInfo } from "node:net"
 import * as NodePath from "node:path"
+import { startEmbeddingStub } from "../scripts/stubs/openai-embeddings.js"
 import { authHeaders, rawFetch, startServer } from "./support/server.js"
 import { seedFacts } from "./support/stores.js"
 
@@ -221,24 +220,14 @@ describe("GET and POST /v1/context", () => {
 })
 
 describe("no LLM call on recall", () => {
-  it.scoped("search and context never reach the configured LLM provider", () =>
+  it.scoped("search and context reach the configured provider for embeddings only, never for a chat call", () =>
     Effect.gen(function*() {
-      const calls: Array<string> = []
-      const stub = NodeHttp.createServer((request, response) => {
-        calls.push(`${request.method} ${request.url}`)
-        response.writeHead(500).end()
-      })
-      yield* Effect.acquireRelease(
-        Effect.async<void>((resume) => {
-          stub.listen(0, "127.0.0.1", () => resume(Effect.void))
-        }),
-        () => Effect.sync(() => void stub.close())
-      )
-      const port = (stub.address() as AddressInfo).port
-      const { baseUrl } = yield* seeded({ SERVICE_LLM_API_KEY: "sk-test", SERVICE_LLM_BASE_URL: `http://127.0.0.1:${port}/v1` })
+      const stub = yield* Effect.acquireRelease(Effect.promise(() => startEmbeddingStub({ dimensions: 32 })), (s) => Effect.promise(() => s.close()))
+      const { baseUrl } = yield* seeded({ SERVICE_LLM_API_KEY: "sk-test", SERVICE_LLM_BASE_URL: stub.url })
       yield* search(baseUrl, { query: "Caroline adopting" })
       yield* post(`${baseUrl}/v1/context`, { user_id: "alice", query: "Caroline adopting" })
       yield* rawFetch(`${baseUrl}/v1/context?user_id=alice&query=camping`, { headers: authHeaders() })
-      expect(calls).toEqual([])
+      expect(stub.requests.length).toBeGreaterThan(0)
+      expect(stub.requests.filter((r) => !(r.method === "POST" && r.path === "/v1/embeddings"))).toEqual([])
     }))
 })

@@ -1,7 +1,18 @@
 import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "@effect/platform"
 import { Schema } from "effect"
 import { Authentication } from "./Authentication.js"
-import { ConfigInvalidWire, ConflictWire, ForbiddenWire, IngestFailedWire, InvalidScopeWire, NotFoundWire, NotImplementedWire, StoreUnavailableWire, UnprocessableWire } from "./errors.js"
+import {
+  ConfigInvalidWire,
+  ConflictWire,
+  ForbiddenWire,
+  IngestFailedWire,
+  InvalidScopeWire,
+  NotFoundWire,
+  NotImplementedWire,
+  ProviderUnavailableWire,
+  StoreUnavailableWire,
+  UnprocessableWire
+} from "./errors.js"
 import { boundedString, forbidExtra, pagingParams, QueryBoolean } from "./validation.js"
 
 export const Role = Schema.Literal("user", "assistant", "system")
@@ -118,6 +129,7 @@ export class MemoriesApi extends HttpApiGroup.make("memories")
       .addError(InvalidScopeWire)
       .addError(ConfigInvalidWire)
       .addError(IngestFailedWire)
+      .addError(ProviderUnavailableWire)
       .addError(StoreUnavailableWire)
       .annotate(
         OpenApi.Description,
@@ -152,6 +164,7 @@ export class MemoriesApi extends HttpApiGroup.make("memories")
       .addError(UnprocessableWire)
       .addError(InvalidScopeWire)
       .addError(IngestFailedWire)
+      .addError(ProviderUnavailableWire)
       .addError(StoreUnavailableWire)
       .annotate(
         OpenApi.Description,

@@ -17,6 +17,7 @@ export class InternalError extends Schema.TaggedError<InternalError>()("Internal
 export class Conflict extends Schema.TaggedError<Conflict>()("Conflict", fields) {}
 export class Unprocessable extends Schema.TaggedError<Unprocessable>()("Unprocessable", fields) {}
 export class NotImplemented extends Schema.TaggedError<NotImplemented>()("NotImplemented", fields) {}
+export class ProviderUnavailable extends Schema.TaggedError<ProviderUnavailable>()("ProviderUnavailable", fields) {}
 export class InvalidScope extends Schema.TaggedError<InvalidScope>()("InvalidScope", fields) {}
 export class ConfigInvalid extends Schema.TaggedError<ConfigInvalid>()("ConfigInvalid", fields) {}
 export class IngestFailed extends Schema.TaggedError<IngestFailed>()("IngestFailed", fields) {}
@@ -33,6 +34,7 @@ export type ApiError =
   | Conflict
   | Unprocessable
   | NotImplemented
+  | ProviderUnavailable
   | InvalidScope
   | ConfigInvalid
   | IngestFailed
@@ -50,6 +52,7 @@ export const ERROR_CATALOGUE = {
   Conflict: { code: "conflict", status: 409 },
   Unprocessable: { code: "unprocessable", status: 422 },
   NotImplemented: { code: "not_implemented", status: 501 },
+  ProviderUnavailable: { code: "provider_unavailable", status: 400 },
   InvalidScope: { code: "invalid_scope", status: 400 },
   ConfigInvalid: { code: "config_invalid", status: 400 },
   IngestFailed: { code: "ingest_failed", status: 400 },
@@ -100,6 +103,7 @@ export const InternalErrorWire = wire(InternalError)
 export const ConflictWire = wire(Conflict)
 export const UnprocessableWire = wire(Unprocessable)
 export const NotImplementedWire = wire(NotImplemented)
+export const ProviderUnavailableWire = wire(ProviderUnavailable)
 export const InvalidScopeWire = wire(InvalidScope)
 export const ConfigInvalidWire = wire(ConfigInvalid)
 export const IngestFailedWire = wire(IngestFailed)

@@ -1,10 +1,12 @@
 /** A retrieval leg's name, as it appears in an evidence item's `routes`. */
-export type Leg = "lexical_facts" | "lexical_turns" | "entity" | "time" | "neighbourhood"
+export type Leg = "lexical_facts" | "lexical_turns" | "vector_facts" | "vector_turns" | "entity" | "time" | "neighbourhood"
 
 /** How much a first place in each leg is worth; rank r contributes weight / (RRF_K + r). */
 export const LEG_WEIGHTS: Record<Leg, number> = {
   lexical_facts: 1.2,
   lexical_turns: 1,
+  vector_facts: 1.1,
+  vector_turns: 0.9,
   entity: 0.8,
   time: 0.8,
   neighbourhood: 0.35

@@ -8,6 +8,8 @@ import { insertEvent } from "../store/user/events.js"
 import { appendTurns } from "../store/user/turns.js"
 import { utcTimestamp } from "../util/timestamps.js"
 import type { AuditContext } from "./AuditContext.js"
+import { Embedder } from "./Embedder.js"
+import { embedForWrite, storeVectors } from "./embedWrites.js"
 import { Jobs } from "./Jobs.js"
 import { resolveSessionTime } from "./memoryRecords.js"
 import { StoreCache, validateUserId } from "./StoreCache.js"
@@ -41,6 +43,7 @@ export class Ingest extends Effect.Service<Ingest>()("Memory/Ingest", {
     const config = yield* AppConfig
     const stores = yield* StoreCache
     const jobs = yield* Jobs
+    const embedder = yield* Embedder
 
     const prepare = (request: AddMemoriesRequest, audit: AuditContext) =>
       Effect.gen(function*() {
@@ -66,6 +69,7 @@ export class Ingest extends Effect.Service<Ingest>()("Memory/Ingest", {
 
     /** One transaction: the turns, their spans, the audit event and (for a job) its applied mark. */
     const apply = (prepared: PreparedIngest, jobId: string | null) =>
+      Effect.flatMap(embedForWrite(embedder.active, prepared.turns.map((turn) => turn.content)), (vectors) =>
       stores.write(prepared.userId, ({ sql }) =>
         sql.withTransaction(Effect.gen(function*() {
           if (jobId !== null) {
@@ -73,7 +77,8 @@ export class Ingest extends Effect.Service<Ingest>()("Memory/Ingest", {
             if (applied !== undefined) return yield* Schema.decodeUnknown(Schema.parseJson(AddMemoriesResult))(applied).pipe(Effect.orDie)
           }
           const now = utcTimestamp(yield* Clock.currentTimeMillis)
-          const { written } = yield* appendTurns(sql, { ...prepared, now })
+          const { seqs, written } = yield* appendTurns(sql, { ...prepared, now })
+          yield* storeVectors(sql, embedder.active, "turn", seqs, vectors)
           const result = new AddMemoriesResult({
             session_id: prepared.sessionId,
             facts_extracted: 0,
@@ -90,7 +95,7 @@ export class Ingest extends Effect.Service<Ingest>()("Memory/Ingest", {
           if (jobId !== null) yield* markJobApplied(sql, jobId, Schema.encodeSync(AddMemoriesResult)(result), now)
           return result
         }))
-      ).pipe(Effect.catchTag("SqlError", Effect.die))
+      )).pipe(Effect.catchTag("SqlError", Effect.die))
 
     return {
       /** Ingests and answers with the counts (async_mode false). */

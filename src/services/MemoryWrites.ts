@@ -10,6 +10,8 @@ import { supersedeFact } from "../store/user/supersede.js"
 import { appendTurns, spanId } from "../store/user/turns.js"
 import { utcTimestamp } from "../util/timestamps.js"
 import type { AuditContext } from "./AuditContext.js"
+import { Embedder } from "./Embedder.js"
+import { embedForWrite, storeVectors } from "./embedWrites.js"
 import { inScope, resolveSessionTime, scopeFilter, type ScopeParams, toMemory } from "./memoryRecords.js"
 import { StoreCache, validateUserId } from "./StoreCache.js"
 
@@ -20,6 +22,7 @@ export class MemoryWrites extends Effect.Service<MemoryWrites>()("Memory/MemoryW
   effect: Effect.gen(function*() {
     const config = yield* AppConfig
     const stores = yield* StoreCache
+    const embedder = yield* Embedder
     const purgeForbidden = new Forbidden({
       message: "purge is disabled on this deployment; unset ?purge=true to archive instead, or set SERVICE_ALLOW_PURGE=true",
       details: {}
@@ -53,7 +56,7 @@ export class MemoryWrites extends Effect.Service<MemoryWrites>()("Memory/MemoryW
         sql.withTransaction(Effect.gen(function*() {
           const fact = yield* FactQueries(sql).find(memoryId)
           if (fact === undefined) return Option.none<Record<string, number>>()
-          const cascaded = yield* purgeFact(sql, memoryId)
+          const cascaded = yield* purgeFact(sql, fact)
           yield* insertEvent(sql, {
             type: "memory_delete",
             memoryId,
@@ -89,6 +92,7 @@ export class MemoryWrites extends Effect.Service<MemoryWrites>()("Memory/MemoryW
           })
         }
         const notFound = new NotFound({ message: `memory '${memoryId}' not found`, details: {} })
+        const vectors = yield* embedForWrite(embedder.active, [content])
         return yield* stores.read(userId, ({ sql }) =>
           sql.withTransaction(Effect.gen(function*() {
             const old = yield* FactQueries(sql).find(memoryId)
@@ -102,7 +106,7 @@ export class MemoryWrites extends Effect.Service<MemoryWrites>()("Memory/MemoryW
             const millis = yield* Clock.currentTimeMillis
             const now = utcTimestamp(millis)
             const sessionId = request.session_id ?? NodeCrypto.randomUUID().replaceAll("-", "")
-            const { firstPosition } = yield* appendTurns(sql, {
+            const { firstPosition, seqs } = yield* appendTurns(sql, {
               sessionId,
               sessionTime,
               turns: [{ role: "user", content }],
@@ -119,6 +123,10 @@ export class MemoryWrites extends Effect.Service<MemoryWrites>()("Memory/MemoryW
               now,
               epochSeconds: millis / 1000
             })
+            const created = yield* FactQueries(sql).find(newFactId)
+            if (created === undefined) return yield* Effect.dieMessage("the new version was not written")
+            yield* storeVectors(sql, embedder.active, "turn", seqs, vectors)
+            yield* storeVectors(sql, embedder.active, "fact", [created.seq], vectors)
             yield* insertEvent(sql, {
               type: "memory_add",
               memoryId: newFactId,
@@ -133,8 +141,6 @@ export class MemoryWrites extends Effect.Service<MemoryWrites>()("Memory/MemoryW
               reason: `corrected by ${audit.actor} in session ${sessionId}`,
               details: { action: "supersede", new_memory_id: newFactId, superseded_id: memoryId, valid_until: sessionTime }
             }, audit, now)
-            const created = yield* FactQueries(sql).find(newFactId)
-            if (created === undefined) return yield* Effect.dieMessage("the new version was not written")
             return new UpdateResult({ memory: toMemory(userId, created), superseded_id: memoryId, valid_until: sessionTime })
           })), () => undefined).pipe(Effect.flatMap((result) => result === undefined ? Effect.fail(notFound) : Effect.succeed(result)))
       }).pipe(Effect.catchTag("SqlError", Effect.die), Effect.withSpan("MemoryWrites.update"))

@@ -1,4 +1,5 @@
-import { Effect } from "effect"
+import type { SqlClient, SqlError } from "@effect/sql"
+import { Effect, Either, Option } from "effect"
 import { Degraded } from "../api/RetrievalApi.js"
 import { type EvidenceItem, factEvidence, turnEvidence } from "../retrieval/evidence.js"
 import { fuse, type Leg, normalizeName, normalizeText } from "../retrieval/fusion.js"
@@ -6,7 +7,9 @@ import { stemmer } from "stemmer"
 import { analyseQuery, ftsExpression, selectiveTerms } from "../retrieval/query.js"
 import type { FactRow } from "../store/user/facts.js"
 import { RetrievalQueries, type TurnRow } from "../store/user/retrieval.js"
+import { VectorQueries } from "../store/user/vectors.js"
 import { type ScopeParams, scopeFilter } from "./memoryRecords.js"
+import { Embedder } from "./Embedder.js"
 import { StoreCache } from "./StoreCache.js"
 
 export interface RetrievalRequest extends ScopeParams {
@@ -35,6 +38,32 @@ const nameGrams = (query: string) => {
 
 const VECTOR_CHANNELS = ["fact_events", "raw_turns"] as const
 
+/**
+ * The nearest facts and turns to the query's vector (rowids, nearest first), or why the vector
+ * leg cannot run on this store: no query vector, no vectors yet, or vectors of another model.
+ */
+interface Neighbours {
+  readonly facts: ReadonlyArray<number>
+  readonly turns: ReadonlyArray<number>
+}
+
+const nearestNeighbours = (
+  sql: SqlClient.SqlClient,
+  vector: Either.Either<Float32Array, string>,
+  k: number
+): Effect.Effect<Either.Either<Neighbours, string>, SqlError.SqlError> =>
+  Effect.gen(function*() {
+    if (Either.isLeft(vector)) return Either.left(vector.left)
+    const vectors = VectorQueries(sql)
+    const space = yield* vectors.space
+    if (space === undefined) return Either.left("the vector index is empty")
+    if (space.dimensions !== vector.right.length) {
+      return Either.left(`the store's vectors have ${space.dimensions} dimensions (${space.model}), the embedder gives ${vector.right.length}; re-embed the store`)
+    }
+    const [facts, turns] = yield* Effect.all([vectors.nearest("fact", vector.right, k), vectors.nearest("turn", vector.right, k)])
+    return Either.right({ facts: facts.map((row) => row.rowid), turns: turns.map((row) => row.rowid) })
+  })
+
 /** How many candidates each leg contributes per hit asked for. */
 const LEG_DEPTH = 3
 const NEIGHBOUR_SEEDS = 10
@@ -47,12 +76,27 @@ export class Retrieval extends Effect.Service<Retrieval>()("Memory/Retrieval", {
   effect: Effect.gen(function*() {
     const stores = yield* StoreCache
 
-    const degraded = VECTOR_CHANNELS.map((channel) =>
-      new Degraded({
-        code: "vector_route_failed",
-        message: `vector index unavailable — vector route for ${channel} skipped`,
-        details: { channel }
-      }))
+    const embedder = yield* Embedder
+
+    /** The vector leg could not run, for this reason: one entry per channel, as the contract lists them. */
+    const vectorSkipped = (reason: string) =>
+      VECTOR_CHANNELS.map((channel) =>
+        new Degraded({
+          code: "vector_route_failed",
+          message: `${reason} — vector route for ${channel} skipped`,
+          details: { channel }
+        }))
+
+    /** The query's vector, or why there is none. */
+    const queryVector = (query: string): Effect.Effect<Either.Either<Float32Array, string>> =>
+      Option.match(embedder.active, {
+        onNone: () => Effect.succeed(Either.left(embedder.reason)),
+        onSome: (active) =>
+          active.embedQuery(query).pipe(
+            Effect.map(Either.right),
+            Effect.catchTag("ProviderUnavailable", (error) => Effect.succeed(Either.left(`the query could not be embedded (${error.message})`)))
+          )
+      })
 
     const search = (request: RetrievalRequest) =>
       Effect.gen(function*() {
@@ -60,9 +104,14 @@ export class Retrieval extends Effect.Service<Retrieval>()("Memory/Retrieval", {
         const analysis = analyseQuery(request.query)
         const statuses = request.include_superseded === true ? ["active", "superseded"] : ["active"]
         const depth = Math.max(request.top_k * LEG_DEPTH, 30)
-        const items = yield* stores.read(request.user_id, ({ sql }) =>
+        const vector = yield* queryVector(request.query)
+        const result = yield* stores.read(request.user_id, ({ sql }) =>
           Effect.gen(function*() {
             const q = RetrievalQueries(sql)
+            const nearest = yield* nearestNeighbours(sql, vector, depth)
+            const [vectorFacts, vectorTurns] = Either.isRight(nearest)
+              ? yield* Effect.all([q.factsBySeq(nearest.right.facts, scope, statuses), q.turnsBySeq(nearest.right.turns, scope)])
+              : [[], []]
             const expressionFor = (index: "facts" | "turns") =>
               Effect.map(q.termStatistics(index, analysis.terms.map(stemmer)), ({ documents, frequencies }) => {
                 const frequency = new Map(frequencies.map((f) => [f.term, f.doc]))
@@ -88,6 +137,8 @@ export class Retrieval extends Effect.Service<Retrieval>()("Memory/Retrieval", {
             const legs: Array<{ leg: Leg; items: ReadonlyArray<{ key: string; value: Candidate }> }> = [
               { leg: "lexical_facts", items: facts.map(factCandidate) },
               { leg: "lexical_turns", items: turns.map(turnCandidate) },
+              { leg: "vector_facts", items: vectorFacts.map(factCandidate) },
+              { leg: "vector_turns", items: vectorTurns.map(turnCandidate) },
               { leg: "entity", items: entityFacts.map(factCandidate) },
               { leg: "time", items: dated },
               {
@@ -98,14 +149,18 @@ export class Retrieval extends Effect.Service<Retrieval>()("Memory/Retrieval", {
             const fused = mergeDuplicates(fuse(legs)).slice(0, request.top_k)
             const factIds = fused.flatMap((item) => item.value.kind === "fact" ? [item.value.row.fact_id] : [])
             const [sources, roles] = yield* Effect.all([q.sources(factIds), q.roles(factIds)])
-            return fused.map((item) => {
+            const items = fused.map((item) => {
               const ranking = { routes: item.routes, score: Math.round(item.score * 1e6) / 1e6 }
               if (item.value.kind === "turn") return turnEvidence(item.value.row, ranking)
               const factId = item.value.row.fact_id
               return factEvidence(item.value.row, sources.filter((s) => s.fact_id === factId), roles.filter((r) => r.fact_id === factId), ranking)
             })
-          }), () => [] as ReadonlyArray<EvidenceItem>)
-        return { items, degraded } satisfies RetrievalResult
+            return { items, degraded: Either.isLeft(nearest) ? vectorSkipped(nearest.left) : [] } satisfies RetrievalResult
+          }), () => ({
+            items: [],
+            degraded: vectorSkipped(Either.isLeft(vector) ? vector.left : "the vector index is empty")
+          }) satisfies RetrievalResult)
+        return result
       }).pipe(Effect.catchTag("SqlError", Effect.die), Effect.withSpan("Retrieval.search"))
 
     return { search } as const

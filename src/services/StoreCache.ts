@@ -3,6 +3,7 @@ import type { SqlClient } from "@effect/sql"
 import { Deferred, Effect, Exit, Option, Scope } from "effect"
 import * as NodeFs from "node:fs"
 import * as NodePath from "node:path"
+import * as SqliteVec from "sqlite-vec"
 import { InvalidScope, StoreUnavailable } from "../api/errors.js"
 import { AppConfig } from "../config/AppConfig.js"
 import { openMigrated } from "../store/sqlite.js"
@@ -71,7 +72,12 @@ export class StoreCache extends Effect.Service<StoreCache>()("Memory/StoreCache"
           try: () => NodeFs.mkdirSync(directory, { recursive: true }),
           catch: (error) => unavailable(`the store directory cannot be created (${(error as Error).message})`)
         }).pipe(
-          Effect.zipRight(openMigrated({ filename: NodePath.join(directory, STORE_FILE), migrations: userStoreMigrations, latest: STORE_SCHEMA_VERSION })),
+          Effect.zipRight(openMigrated({
+            filename: NodePath.join(directory, STORE_FILE),
+            migrations: userStoreMigrations,
+            latest: STORE_SCHEMA_VERSION,
+            extensions: [SqliteVec.getLoadablePath()]
+          })),
           Scope.extend(scope),
           Effect.provideService(Reactivity.Reactivity, reactivity),
           Effect.catchTags({

@@ -18,9 +18,12 @@ export const openMigrated = (options: {
   readonly filename: string
   readonly migrations: Record<string, Effect.Effect<void, unknown, SqlClient.SqlClient>>
   readonly latest: number
+  /** Loadable SQLite extensions, loaded before any migration can need them. */
+  readonly extensions?: ReadonlyArray<string>
 }) =>
   Effect.gen(function*() {
     const client = yield* SqliteClient.make({ filename: options.filename })
+    for (const extension of options.extensions ?? []) yield* client.loadExtension(extension)
     yield* client`PRAGMA busy_timeout = 5000`
     yield* client`PRAGMA synchronous = NORMAL`
     yield* client`PRAGMA foreign_keys = ON`

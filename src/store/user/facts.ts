@@ -2,6 +2,7 @@ import type { SqlClient } from "@effect/sql"
 import { Effect } from "effect"
 
 export interface FactRow {
+  readonly seq: number
   readonly fact_id: string
   readonly content: string
   readonly kind: string
@@ -25,7 +26,7 @@ export interface ScopeFilter {
   readonly project_id: string | null
 }
 
-const columns = `fact_id, content, kind, status, session_id, occurred_at, valid_from, valid_until,
+const columns = `seq, fact_id, content, kind, status, session_id, occurred_at, valid_from, valid_until,
   confidence, metadata, agent_id, run_id, project_id, superseded_by`
 
 /** Kinds whose truth ends at valid_until; once it has passed they are no longer listed. */

@@ -135,5 +135,10 @@ export const userStoreMigrations = {
     // The entity leg goes from entities to their facts, and one edge further.
     yield* sql`CREATE INDEX roles_by_entity ON fact_entity_roles (entity_id)`
     yield* sql`CREATE INDEX edges_by_src ON edges (src_fact_id)`
+  }),
+  // Facts about the store itself, such as the embedding model and dimension its vectors have.
+  "0003_store_meta": Effect.gen(function*() {
+    const sql = yield* SqlClient.SqlClient
+    yield* sql`CREATE TABLE store_meta (key TEXT PRIMARY KEY, value TEXT NOT NULL)`
   })
 }

@@ -31,7 +31,7 @@ export interface FactRole {
   readonly name: string
 }
 
-const FACT_COLUMNS = `f.fact_id, f.content, f.kind, f.status, f.session_id, f.occurred_at, f.valid_from, f.valid_until,
+const FACT_COLUMNS = `f.seq, f.fact_id, f.content, f.kind, f.status, f.session_id, f.occurred_at, f.valid_from, f.valid_until,
   f.confidence, f.metadata, f.agent_id, f.run_id, f.project_id, f.superseded_by`
 const TURN_COLUMNS = "t.seq, t.turn_id, t.session_id, t.position, t.role, t.content, t.agent_id, t.run_id, t.project_id, s.session_time"
 
@@ -87,13 +87,33 @@ export const RetrievalQueries = (sql: SqlClient.SqlClient) => {
           SELECT dst_id AS fact_id FROM edges WHERE src_fact_id IN ${sql.in(direct)}
           UNION SELECT src_fact_id FROM edges WHERE dst_id IN ${sql.in(direct)}`).map((r) => r.fact_id)
         const distance = new Map<string, number>([...hop.map((id) => [id, 1] as const), ...direct.map((id) => [id, 0] as const)])
-        const rows = yield* sql<FactRow & { readonly seq: number }>`
-          SELECT ${sql.literal(FACT_COLUMNS)}, f.seq FROM facts f
+        const rows = yield* sql<FactRow>`
+          SELECT ${sql.literal(FACT_COLUMNS)} FROM facts f
           WHERE f.fact_id IN ${sql.in([...distance.keys()])} AND ${visible(options.statuses)} AND ${scoped("f", options.scope)}`
         return [...rows]
           .sort((a, b) => (distance.get(a.fact_id) ?? 1) - (distance.get(b.fact_id) ?? 1) || b.seq - a.seq)
           .slice(0, options.limit)
       }),
+
+    /** Turns by their rowids, in the order given, within scope. */
+    turnsBySeq: (seqs: ReadonlyArray<number>, scope: ScopeFilter) =>
+      seqs.length === 0
+        ? Effect.succeed([] as ReadonlyArray<TurnRow>)
+        : Effect.map(
+          sql<TurnRow>`SELECT ${sql.literal(TURN_COLUMNS)} FROM turns t JOIN sessions s ON s.session_id = t.session_id
+                       WHERE t.seq IN ${sql.in(seqs)} AND ${scoped("t", scope)}`,
+          (rows) => [...rows].sort((a, b) => seqs.indexOf(a.seq) - seqs.indexOf(b.seq))
+        ),
+
+    /** Facts by their rowids, in the order given, visible and within scope. */
+    factsBySeq: (seqs: ReadonlyArray<number>, scope: ScopeFilter, statuses: ReadonlyArray<string>) =>
+      seqs.length === 0
+        ? Effect.succeed([] as ReadonlyArray<FactRow>)
+        : Effect.map(
+          sql<FactRow>`SELECT ${sql.literal(FACT_COLUMNS)} FROM facts f
+                       WHERE f.seq IN ${sql.in(seqs)} AND ${visible(statuses)} AND ${scoped("f", scope)}`,
+          (rows) => [...rows].sort((a, b) => seqs.indexOf(a.seq) - seqs.indexOf(b.seq))
+        ),
 
     /** The turns just before and after the given ones in their sessions. */
     neighbours: (turns: ReadonlyArray<Pick<TurnRow, "session_id" | "position">>, scope: ScopeFilter) =>

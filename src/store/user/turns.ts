@@ -60,5 +60,7 @@ export const appendTurns = (
         })))
       }`
     }
-    return { written: rows.length, firstPosition: first }
+    const seqs = yield* sql<{ readonly seq: number }>`
+      SELECT seq FROM turns WHERE session_id = ${input.sessionId} AND position >= ${first} ORDER BY position`
+    return { written: rows.length, firstPosition: first, seqs: seqs.map((row) => row.seq) }
   })

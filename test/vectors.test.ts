@@ -1,0 +1,124 @@
+import { describe, expect, it } from "@effect/vitest"
+import { Effect, Exit, Scope } from "effect"
+import { type EmbeddingStub, startEmbeddingStub } from "../scripts/stubs/openai-embeddings.js"
+import { authHeaders, rawFetch, startServer, tempDataRoot } from "./support/server.js"
+import { queryStore, seedFacts } from "./support/stores.js"
+
+const post = (url: string, body: unknown) =>
+  rawFetch(url, { method: "POST", headers: { ...authHeaders(), "content-type": "application/json" }, body: JSON.stringify(body) })
+
+interface SearchBody {
+  readonly hits: Array<{ readonly id: string; readonly metadata: { readonly routes: Array<{ route: string }> } }>
+  readonly degraded: Array<{ readonly code: string; readonly message: string; readonly details: { readonly channel: string } }>
+}
+
+const embeddingStub = (dimensions = 48) =>
+  Effect.acquireRelease(Effect.promise(() => startEmbeddingStub({ dimensions })), (stub) => Effect.promise(() => stub.close()))
+
+const withEmbedder = (stub: EmbeddingStub, env: Record<string, string> = {}) =>
+  ({ SERVICE_LLM_API_KEY: "sk-stub", SERVICE_LLM_BASE_URL: stub.url, SERVICE_EMBED_MODEL: "stub-embed", ...env })
+
+const ingest = (baseUrl: string, userId: string, contents: ReadonlyArray<string>) =>
+  post(`${baseUrl}/v1/memories`, { user_id: userId, session_id: "s1", infer: false, async_mode: false, messages: contents.map((content) => ({ content })) })
+
+const search = (baseUrl: string, userId: string, query: string) =>
+  Effect.map(post(`${baseUrl}/v1/search`, { user_id: userId, query }), (r) => r.body as SearchBody)
+
+const embeddingInputs = (stub: EmbeddingStub) => stub.requests.flatMap((r) => (r.body?.input as Array<string> | undefined) ?? [])
+
+describe("embeddings and the vector leg", () => {
+  it.scoped("turns are embedded at write time; the store records the model and dimension", () =>
+    Effect.gen(function*() {
+      const stub = yield* embeddingStub()
+      const { baseUrl, dataRoot } = yield* startServer(withEmbedder(stub))
+      expect((yield* ingest(baseUrl, "alice", ["I bought a new car last week.", "", "My doctor says I am fine."])).status).toBe(200)
+      expect(queryStore(dataRoot, "alice", "SELECT key, value FROM store_meta ORDER BY key")).toEqual([
+        { key: "embedding_dimensions", value: "48" },
+        { key: "embedding_model", value: "stub-embed" }
+      ])
+      expect(queryStore(dataRoot, "alice", "SELECT count(*) AS n FROM turn_vectors")).toEqual([{ n: 2 }])
+      expect(stub.requests[0]?.body).toMatchObject({ model: "stub-embed", input: ["I bought a new car last week.", "My doctor says I am fine."], encoding_format: "float" })
+    }))
+
+  it.scoped("finds by meaning what no word of the query matches, and reports no degradation", () =>
+    Effect.gen(function*() {
+      const stub = yield* embeddingStub()
+      const { baseUrl } = yield* startServer(withEmbedder(stub))
+      yield* ingest(baseUrl, "alice", ["I bought a new car last week.", "We watched a movie on Sunday.", "The weather was cold."])
+      const body = yield* search(baseUrl, "alice", "automobile")
+      expect(body.degraded).toEqual([])
+      expect(body.hits[0]?.id).toBe("ev_raw:s1_turn_1")
+      expect(body.hits[0]?.metadata.routes.map((r) => r.route)).toEqual(["vector_turns"])
+    }))
+
+  it.scoped("embeds a repeated query once", () =>
+    Effect.gen(function*() {
+      const stub = yield* embeddingStub()
+      const { baseUrl } = yield* startServer(withEmbedder(stub))
+      yield* ingest(baseUrl, "alice", ["I bought a new car last week."])
+      for (let i = 0; i < 3; i++) yield* search(baseUrl, "alice", "which vehicle did I buy")
+      expect(embeddingInputs(stub).filter((input) => input === "which vehicle did I buy")).toHaveLength(1)
+    }))
+
+  it.scoped("a provider failure fails the write (nothing stored) but only degrades a search", () =>
+    Effect.gen(function*() {
+      const stub = yield* embeddingStub()
+      const { baseUrl, dataRoot } = yield* startServer(withEmbedder(stub))
+      yield* ingest(baseUrl, "alice", ["I bought a new car last week."])
+      stub.failWith = 503
+      const refused = yield* ingest(baseUrl, "alice", ["This turn cannot be embedded now."])
+      expect(refused.status).toBe(400)
+      expect(refused.body).toMatchObject({ code: "provider_unavailable" })
+      expect(refused.text).not.toContain("sk-stub")
+      expect(queryStore(dataRoot, "alice", "SELECT count(*) AS n FROM turns")).toEqual([{ n: 1 }])
+      const body = yield* search(baseUrl, "alice", "new car")
+      expect(body.hits.map((h) => h.id)).toContain("ev_raw:s1_turn_1")
+      expect(body.degraded.map((d) => d.details.channel)).toEqual(["fact_events", "raw_turns"])
+      expect(body.degraded[0]?.message).toContain("the query could not be embedded")
+    }))
+
+  it.scopedLive("vectors of another dimension are never mixed in: the leg reports the mismatch", () =>
+    Effect.gen(function*() {
+      const stub = yield* embeddingStub()
+      const dataRoot = tempDataRoot()
+      const first = yield* Scope.make()
+      const { baseUrl } = yield* Scope.extend(startServer(withEmbedder(stub, { SERVICE_DATA_ROOT: dataRoot })), first)
+      yield* ingest(baseUrl, "alice", ["I bought a new car last week."])
+      yield* Scope.close(first, Exit.void)
+      const second = yield* startServer(withEmbedder(stub, { SERVICE_DATA_ROOT: dataRoot, SERVICE_EMBED_DIMENSIONS: "24" }))
+      expect((yield* ingest(second.baseUrl, "alice", ["Another car story."])).status).toBe(200)
+      expect(queryStore(dataRoot, "alice", "SELECT count(*) AS n FROM turn_vectors")).toEqual([{ n: 1 }])
+      const body = yield* search(second.baseUrl, "alice", "car")
+      expect(body.hits.length).toBeGreaterThan(0)
+      expect(body.degraded[0]?.message).toContain("the store's vectors have 48 dimensions (stub-embed), the embedder gives 24")
+    }))
+
+  it.scoped("a store without vectors yet, and a service without an embedder, each say so", () =>
+    Effect.gen(function*() {
+      const stub = yield* embeddingStub()
+      const plain = yield* startServer()
+      yield* ingest(plain.baseUrl, "alice", ["I bought a new car last week."])
+      expect((yield* search(plain.baseUrl, "alice", "car")).degraded[0]?.message).toContain("no embedding provider is configured")
+      const embedded = yield* startServer(withEmbedder(stub))
+      expect((yield* search(embedded.baseUrl, "nobody", "car")).degraded[0]?.message).toContain("the vector index is empty")
+    }))
+
+  it.scoped("a corrected memory's new version is embedded, and purging it removes its vector", () =>
+    Effect.gen(function*() {
+      const stub = yield* embeddingStub()
+      const { baseUrl, dataRoot } = yield* startServer(withEmbedder(stub, { SERVICE_ALLOW_PURGE: "true" }))
+      yield* ingest(baseUrl, "alice", ["I drive an old car."])
+      seedFacts(dataRoot, "alice", [{ fact_id: "fact_car", content: "Alice drives an old car." }])
+      const patched = yield* rawFetch(`${baseUrl}/v1/memories/fact_car`, {
+        method: "PATCH",
+        headers: { ...authHeaders(), "content-type": "application/json" },
+        body: JSON.stringify({ user_id: "alice", content: "Alice drives an electric automobile." })
+      })
+      const newId = (patched.body as { memory: { id: string } }).memory.id
+      expect(queryStore(dataRoot, "alice", "SELECT count(*) AS n FROM fact_vectors")).toEqual([{ n: 1 }])
+      expect((yield* search(baseUrl, "alice", "vehicle")).hits.map((h) => h.id)).toContain(newId)
+      const purged = yield* rawFetch(`${baseUrl}/v1/memories/${newId}?user_id=alice&purge=true`, { method: "DELETE", headers: authHeaders() })
+      expect((purged.body as { cascaded: { vectors: number } }).cascaded.vectors).toBe(1)
+      expect(queryStore(dataRoot, "alice", "SELECT count(*) AS n FROM fact_vectors")).toEqual([{ n: 0 }])
+    }))
+})
