@@ -1,18 +1,21 @@
 /**
  * Search and context latency at scale: one user's store holding N facts (10k and 100k), queried
- * through HTTP (a real server process, the compiled build) beside the same FTS5 query run
- * directly on the store file (the floor), with the server's RSS. Lexical legs only: the vector
- * leg is not part of this build yet and reports itself degraded.
+ * through HTTP (a real server process, the compiled build) beside the same queries run directly
+ * on the store file (the floor), with the server's RSS. Each size runs twice: lexical legs only
+ * (no embedder), then with 512-d vectors on every fact from the deterministic embedding stub
+ * (scripts/stubs), the server embedding queries through it and the floor adding the vec0 query.
  *
- * Usage: npm run bench:latency [-- --sizes 10000,100000 --queries 300]
+ * Usage: npm run bench:latency [-- --sizes 10000,100000 --queries 300 --dimensions 512]
  */
 import Database from "better-sqlite3"
 import { spawn } from "node:child_process"
 import * as NodeFs from "node:fs"
 import * as NodeOs from "node:os"
 import * as NodePath from "node:path"
+import * as SqliteVec from "sqlite-vec"
 import { stemmer } from "stemmer"
 import { analyseQuery, ftsExpression, selectiveTerms } from "../../src/retrieval/query.js"
+import { startEmbeddingStub, stubEmbedding } from "../stubs/openai-embeddings.js"
 
 const arg = (name: string, fallback: string) => {
   const i = process.argv.indexOf(`--${name}`)
@@ -20,6 +23,7 @@ const arg = (name: string, fallback: string) => {
 }
 const SIZES = arg("sizes", "10000,100000").split(",").map(Number)
 const QUERIES = Number(arg("queries", "300"))
+const DIMENSIONS = Number(arg("dimensions", "512"))
 const KEY = "bench-key"
 const USER = "bench-user"
 
@@ -37,7 +41,9 @@ const stats = (values: Array<number>) => {
 }
 
 /** A data root whose user store holds `size` facts, written through the server's own schema. */
-const buildStore = async (size: number) => {
+const asBytes = (vector: ReadonlyArray<number>) => new Uint8Array(Float32Array.from(vector).buffer)
+
+const buildStore = async (size: number, withVectors: boolean) => {
   const dataRoot = NodeFs.mkdtempSync(NodePath.join(NodeOs.tmpdir(), `bench-latency-${size}-`))
   const server = await startServer(dataRoot)
   // One ingest creates the store with the service's migrations; the facts are then bulk-loaded.
@@ -50,10 +56,19 @@ const buildStore = async (size: number) => {
   const db = new Database(NodePath.join(dataRoot, USER, "store.db"))
   const insert = db.prepare(`INSERT INTO facts (fact_id, content, kind, status, session_id, occurred_at, valid_from, confidence, metadata, created_at, updated_at)
     VALUES (?, ?, 'fact', 'active', 'seed', ?, ?, 0.9, '{}', 'x', 'x')`)
+  db.loadExtension(SqliteVec.getLoadablePath())
+  if (withVectors) {
+    db.exec(`INSERT INTO store_meta (key, value) VALUES ('embedding_model', 'stub-embed'), ('embedding_dimensions', '${DIMENSIONS}');
+      CREATE VIRTUAL TABLE fact_vectors USING vec0 (embedding float[${DIMENSIONS}] distance_metric=cosine);
+      CREATE VIRTUAL TABLE turn_vectors USING vec0 (embedding float[${DIMENSIONS}] distance_metric=cosine);`)
+  }
+  const insertVector = withVectors ? db.prepare("INSERT INTO fact_vectors (rowid, embedding) VALUES (?, ?)") : undefined
   db.transaction(() => {
     for (let i = 0; i < size; i++) {
       const day = `2023-${String(1 + (i % 12)).padStart(2, "0")}-${String(1 + (i % 28)).padStart(2, "0")}`
-      insert.run(`fact_${i}`, `${sentences[i % sentences.length]} (${i})`, day, day)
+      const content = `${sentences[i % sentences.length]} (${i})`
+      const { lastInsertRowid } = insert.run(`fact_${i}`, content, day, day)
+      insertVector?.run(BigInt(lastInsertRowid), asBytes(stubEmbedding(content, DIMENSIONS)))
     }
   })()
   db.pragma("wal_checkpoint(TRUNCATE)")
@@ -61,10 +76,11 @@ const buildStore = async (size: number) => {
   return dataRoot
 }
 
-const startServer = (dataRoot: string) =>
+const startServer = (dataRoot: string, embeddings?: string) =>
   new Promise<{ port: number; pid: number; stop: () => Promise<void> }>((resolve, reject) => {
+    const embedder = embeddings === undefined ? {} : { SERVICE_LLM_API_KEY: "stub", SERVICE_LLM_BASE_URL: embeddings, SERVICE_EMBED_MODEL: "stub-embed" }
     const child = spawn(process.execPath, ["dist/main.js"], {
-      env: { ...process.env, SERVICE_API_KEY: KEY, SERVICE_DATA_ROOT: dataRoot, SERVICE_PORT: "0", SERVICE_HOST: "127.0.0.1", SERVICE_LOG_LEVEL: "info", SERVICE_REQUEST_LOG_MAX: "0" },
+      env: { ...process.env, SERVICE_API_KEY: KEY, SERVICE_DATA_ROOT: dataRoot, SERVICE_PORT: "0", SERVICE_HOST: "127.0.0.1", SERVICE_LOG_LEVEL: "info", SERVICE_REQUEST_LOG_MAX: "0", ...embedder },
       stdio: ["ignore", "pipe", "inherit"]
     })
     let out = ""
@@ -96,19 +112,23 @@ const timeHttp = async (port: number, path: string, body: (q: string) => unknown
   return stats(serverMs)
 }
 
-/** The same FTS5 query search runs for its fact leg (the same term selection), straight on the store file. */
-const timeFloor = (dataRoot: string) => {
+/** The queries search runs for its fact legs (the same term selection; vec0 with vectors), straight on the store file. */
+const timeFloor = (dataRoot: string, withVectors: boolean) => {
   const db = new Database(NodePath.join(dataRoot, USER, "store.db"), { readonly: true })
+  db.loadExtension(SqliteVec.getLoadablePath())
   const query = db.prepare(`SELECT f.fact_id, f.content FROM facts_fts JOIN facts f ON f.seq = facts_fts.rowid
     WHERE facts_fts MATCH ? AND f.status = 'active' ORDER BY bm25(facts_fts) LIMIT 30`)
+  const nearest = withVectors ? db.prepare("SELECT rowid, distance FROM fact_vectors WHERE embedding MATCH ? AND k = 30 ORDER BY distance") : undefined
   const frequency = db.prepare("SELECT doc FROM facts_vocab WHERE term = ?")
   const documents = (db.prepare("SELECT max(seq) AS n FROM facts").get() as { n: number }).n
   const times: Array<number> = []
   for (let i = 0; i < QUERIES; i++) {
+    const question = questions[i % questions.length]!
     const started = performance.now()
-    const terms = selectiveTerms(analyseQuery(questions[i % questions.length]!).terms,
+    const terms = selectiveTerms(analyseQuery(question).terms,
       (term) => (frequency.get(stemmer(term)) as { doc: number } | undefined)?.doc ?? 0, documents)
     if (terms.length > 0) query.all(ftsExpression(terms))
+    nearest?.all(asBytes(stubEmbedding(question, DIMENSIONS)))
     times.push(performance.now() - started)
   }
   db.close()
@@ -116,22 +136,27 @@ const timeFloor = (dataRoot: string) => {
 }
 
 const main = async () => {
-  console.log(`search/context latency: ${QUERIES} LoCoMo questions per run, lexical legs, ${NodeOs.cpus().length} cores`)
-  console.log("facts      route     p50 ms   p95 ms   p99 ms   floor p99   ratio p99   server RSS")
+  const stub = await startEmbeddingStub({ dimensions: DIMENSIONS })
+  console.log(`search/context latency: ${QUERIES} LoCoMo questions per run, ${NodeOs.cpus().length} cores, server-side times`)
+  console.log("facts      legs              route     p50 ms   p95 ms   p99 ms   floor p99   ratio p99   server RSS")
   for (const size of SIZES) {
-    const dataRoot = await buildStore(size)
-    const floor = timeFloor(dataRoot)
-    const server = await startServer(dataRoot)
-    await timeHttp(server.port, "/v1/search", (q) => ({ user_id: USER, query: q }))
-    const search = await timeHttp(server.port, "/v1/search", (q) => ({ user_id: USER, query: q }))
-    const context = await timeHttp(server.port, "/v1/context", (q) => ({ user_id: USER, query: q }))
-    const rss = rssMiB(server.pid)
-    await server.stop()
-    NodeFs.rmSync(dataRoot, { recursive: true, force: true })
-    for (const [name, r] of [["search", search], ["context", context]] as const) {
-      console.log(`${String(size).padEnd(10)} ${name.padEnd(8)} ${r.p50.toFixed(1).padStart(7)}  ${r.p95.toFixed(1).padStart(7)}  ${r.p99.toFixed(1).padStart(7)}   ${floor.p99.toFixed(2).padStart(9)}   ${(r.p99 / floor.p99).toFixed(1).padStart(8)}x   ${rss.toFixed(0)} MiB`)
+    for (const withVectors of [false, true]) {
+      const dataRoot = await buildStore(size, withVectors)
+      const floor = timeFloor(dataRoot, withVectors)
+      const server = await startServer(dataRoot, withVectors ? stub.url : undefined)
+      await timeHttp(server.port, "/v1/search", (q) => ({ user_id: USER, query: q }))
+      const search = await timeHttp(server.port, "/v1/search", (q) => ({ user_id: USER, query: q }))
+      const context = await timeHttp(server.port, "/v1/context", (q) => ({ user_id: USER, query: q }))
+      const rss = rssMiB(server.pid)
+      await server.stop()
+      NodeFs.rmSync(dataRoot, { recursive: true, force: true })
+      const legs = withVectors ? `lexical+${DIMENSIONS}-d` : "lexical"
+      for (const [name, r] of [["search", search], ["context", context]] as const) {
+        console.log(`${String(size).padEnd(10)} ${legs.padEnd(17)} ${name.padEnd(8)} ${r.p50.toFixed(1).padStart(7)}  ${r.p95.toFixed(1).padStart(7)}  ${r.p99.toFixed(1).padStart(7)}   ${floor.p99.toFixed(2).padStart(9)}   ${(r.p99 / floor.p99).toFixed(1).padStart(8)}x   ${rss.toFixed(0)} MiB`)
+      }
     }
   }
+  await stub.close()
 }
 
 void main()
