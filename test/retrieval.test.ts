@@ -122,6 +122,18 @@ describe("POST /v1/search", () => {
       expect(timed.every((h) => h.session_id === "s2" || h.id.startsWith("fact_"))).toBe(true)
     }))
 
+  it.scoped("brings in the turns around the best lexical turns (neighbourhood leg)", () =>
+    Effect.gen(function*() {
+      const { baseUrl } = yield* seeded()
+      // Only turn 3 says "adopting"; the turns either side of it come along, after it.
+      const { body } = yield* search(baseUrl, { query: "adopting", top_k: 5 })
+      const ids = body.hits.map((h) => h.id)
+      expect(ids[0]).toBe("ev_raw:s1_turn_3")
+      for (const neighbour of ["ev_raw:s1_turn_2", "ev_raw:s1_turn_4"]) {
+        expect(body.hits.find((h) => h.id === neighbour)?.metadata.routes.map((r) => r.route)).toEqual(["neighbourhood"])
+      }
+    }))
+
   it.scoped("scope keys narrow: items stamped with another agent are left out", () =>
     Effect.gen(function*() {
       const { baseUrl } = yield* seeded()
