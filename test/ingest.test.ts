@@ -2,6 +2,7 @@ import { describe, expect, it } from "@effect/vitest"
 import { Effect } from "effect"
 import * as NodeFs from "node:fs"
 import * as NodePath from "node:path"
+import type { TurnRow } from "../src/store/user/retrieval.js"
 import { apiClient, authHeaders, rawFetch, startServer } from "./support/server.js"
 import { queryStore } from "./support/stores.js"
 
@@ -22,16 +23,6 @@ const waitForJob = (baseUrl: string, jobId: string) =>
     }
     return yield* Effect.dieMessage(`job ${jobId} did not finish`)
   })
-
-interface TurnRow {
-  readonly turn_id: string
-  readonly session_id: string
-  readonly position: number
-  readonly role: string
-  readonly content: string
-  readonly agent_id: string | null
-  readonly project_id: string | null
-}
 
 describe("POST /v1/memories with infer=false", () => {
   it.scoped("sync: stores the non-empty turns verbatim with one span each and answers the counts", () =>

@@ -8,7 +8,6 @@
  */
 import { Reactivity } from "@effect/experimental"
 import { Effect } from "effect"
-import { spawn } from "node:child_process"
 import * as NodeFs from "node:fs"
 import * as NodeOs from "node:os"
 import * as NodePath from "node:path"
@@ -16,6 +15,7 @@ import { openMigrated } from "../../src/store/sqlite.js"
 import { userStoreMigrations } from "../../src/store/user/migrations.js"
 import { appendTurns } from "../../src/store/user/turns.js"
 import { STORE_SCHEMA_VERSION } from "../../src/version.js"
+import { BENCH_KEY, percentile, startService } from "./support.js"
 
 const arg = (name: string, fallback: number) => {
   const i = process.argv.indexOf(`--${name}`)
@@ -23,31 +23,9 @@ const arg = (name: string, fallback: number) => {
 }
 const REQUESTS = arg("requests", 200)
 const TURNS = arg("turns", 50)
-const KEY = "bench-key"
+const KEY = BENCH_KEY
 
 const turnText = (i: number, t: number) => `Request ${i}, turn ${t}: we talked about the trip to Lisbon and the dog called Pixel.`
-
-const percentile = (sorted: ReadonlyArray<number>, p: number) => sorted[Math.min(sorted.length - 1, Math.ceil(p * sorted.length) - 1)] ?? 0
-
-const startServer = (dataRoot: string) =>
-  new Promise<{ port: number; stop: () => Promise<void> }>((resolve, reject) => {
-    const child = spawn(process.execPath, ["dist/main.js"], {
-      env: { ...process.env, SERVICE_API_KEY: KEY, SERVICE_DATA_ROOT: dataRoot, SERVICE_PORT: "0", SERVICE_HOST: "127.0.0.1", SERVICE_LOG_LEVEL: "info" },
-      stdio: ["ignore", "pipe", "inherit"]
-    })
-    let out = ""
-    child.stdout.on("data", (chunk: Buffer) => {
-      out += chunk.toString()
-      const port = /Listening on http:\/\/[^:]+:(\d+)/.exec(out)?.[1]
-      if (port !== undefined) {
-        resolve({
-          port: Number(port),
-          stop: () => new Promise((done) => { child.on("exit", () => done()); child.kill("SIGTERM") })
-        })
-      }
-    })
-    child.on("exit", (code) => reject(new Error(`server exited with ${code}`)))
-  })
 
 const post = async (port: number, body: unknown) => {
   const response = await fetch(`http://127.0.0.1:${port}/v1/memories`, {
@@ -120,7 +98,7 @@ const runFloor = (dataRoot: string) =>
 const main = async () => {
   const dataRoot = NodeFs.mkdtempSync(NodePath.join(NodeOs.tmpdir(), "bench-ingest-"))
   const floor = await Effect.runPromise(runFloor(dataRoot))
-  const server = await startServer(dataRoot)
+  const server = await startService(dataRoot)
   console.log(`ingest benchmark: ${REQUESTS} requests x ${TURNS} turns, infer=false, ${NodeOs.cpus().length} cores`)
   console.log(`floor (direct inserts on a store file): ${floor.toFixed(0)} turns/s`)
   console.log("mode   clients  turns/s   p50 ms   p99 ms   floor/API")

@@ -7,10 +7,10 @@
  *
  * Usage: npm run bench:locomo [-- --data ../shared/bench/locomo-dev.json]
  */
-import { spawn } from "node:child_process"
 import * as NodeFs from "node:fs"
 import * as NodeOs from "node:os"
 import * as NodePath from "node:path"
+import { BENCH_KEY, percentile, startService } from "./support.js"
 
 interface Turn { readonly speaker: string; readonly dia_id: string; readonly text: string }
 interface Sample {
@@ -24,26 +24,9 @@ const arg = (name: string, fallback: string) => {
   return i > 0 ? process.argv[i + 1]! : fallback
 }
 const DATA = arg("data", NodePath.resolve(import.meta.dirname, "../../../shared/bench/locomo-dev.json"))
-const KEY = "bench-key"
+const KEY = BENCH_KEY
 const KS = [5, 10, 20] as const
 const CATEGORIES: Record<number, string> = { 1: "multi-hop", 2: "temporal", 3: "open-domain", 4: "single-hop" }
-
-const percentile = (sorted: ReadonlyArray<number>, p: number) => sorted[Math.min(sorted.length - 1, Math.ceil(p * sorted.length) - 1)] ?? 0
-
-const startServer = (dataRoot: string) =>
-  new Promise<{ port: number; stop: () => Promise<void> }>((resolve, reject) => {
-    const child = spawn(process.execPath, ["dist/main.js"], {
-      env: { ...process.env, SERVICE_API_KEY: KEY, SERVICE_DATA_ROOT: dataRoot, SERVICE_PORT: "0", SERVICE_HOST: "127.0.0.1", SERVICE_LOG_LEVEL: "info" },
-      stdio: ["ignore", "pipe", "inherit"]
-    })
-    let out = ""
-    child.stdout.on("data", (chunk: Buffer) => {
-      out += chunk.toString()
-      const port = /Listening on http:\/\/[^:]+:(\d+)/.exec(out)?.[1]
-      if (port !== undefined) resolve({ port: Number(port), stop: () => new Promise((done) => { child.on("exit", () => done()); child.kill("SIGTERM") }) })
-    })
-    child.on("exit", (code) => reject(new Error(`server exited with ${code}`)))
-  })
 
 const call = async (port: number, path: string, body: unknown) => {
   const started = performance.now()
@@ -107,7 +90,7 @@ const recall = (found: ReadonlyArray<string>, expected: ReadonlyArray<string>, k
 const main = async () => {
   const samples = JSON.parse(NodeFs.readFileSync(DATA, "utf8")) as ReadonlyArray<Sample>
   const dataRoot = NodeFs.mkdtempSync(NodePath.join(NodeOs.tmpdir(), "bench-locomo-"))
-  const server = await startServer(dataRoot)
+  const server = await startService(dataRoot)
   type Scores = Record<number, { ours: Array<Array<number>>; bm25: Array<Array<number>> }>
   const scores: Scores = {}
   const clientMs: Array<number> = []

@@ -8,7 +8,6 @@
  * Usage: npm run bench:latency [-- --sizes 10000,100000 --queries 300 --dimensions 512]
  */
 import Database from "better-sqlite3"
-import { spawn } from "node:child_process"
 import * as NodeFs from "node:fs"
 import * as NodeOs from "node:os"
 import * as NodePath from "node:path"
@@ -16,6 +15,7 @@ import * as SqliteVec from "sqlite-vec"
 import { stemmer } from "stemmer"
 import { analyseQuery, ftsExpression, selectiveTerms } from "../../src/retrieval/query.js"
 import { startEmbeddingStub, stubEmbedding } from "../stubs/openai-embeddings.js"
+import { BENCH_KEY, percentile, startService } from "./support.js"
 
 const arg = (name: string, fallback: string) => {
   const i = process.argv.indexOf(`--${name}`)
@@ -24,7 +24,7 @@ const arg = (name: string, fallback: string) => {
 const SIZES = arg("sizes", "10000,100000").split(",").map(Number)
 const QUERIES = Number(arg("queries", "300"))
 const DIMENSIONS = Number(arg("dimensions", "512"))
-const KEY = "bench-key"
+const KEY = BENCH_KEY
 const USER = "bench-user"
 
 interface Sample { readonly conversation: Record<string, unknown>; readonly qa: ReadonlyArray<{ readonly question: string }> }
@@ -34,7 +34,6 @@ const sentences = locomo.flatMap((sample) =>
     .flatMap(([, turns]) => (turns as Array<{ speaker: string; text: string }>).map((turn) => `${turn.speaker}: ${turn.text}`)))
 const questions = locomo.flatMap((sample) => sample.qa.map((qa) => qa.question))
 
-const percentile = (sorted: ReadonlyArray<number>, p: number) => sorted[Math.min(sorted.length - 1, Math.ceil(p * sorted.length) - 1)] ?? 0
 const stats = (values: Array<number>) => {
   values.sort((a, b) => a - b)
   return { p50: percentile(values, 0.5), p95: percentile(values, 0.95), p99: percentile(values, 0.99) }
@@ -77,19 +76,9 @@ const buildStore = async (size: number, withVectors: boolean) => {
 }
 
 const startServer = (dataRoot: string, embeddings?: string) =>
-  new Promise<{ port: number; pid: number; stop: () => Promise<void> }>((resolve, reject) => {
-    const embedder = embeddings === undefined ? {} : { SERVICE_LLM_API_KEY: "stub", SERVICE_LLM_BASE_URL: embeddings, SERVICE_EMBED_MODEL: "stub-embed" }
-    const child = spawn(process.execPath, ["dist/main.js"], {
-      env: { ...process.env, SERVICE_API_KEY: KEY, SERVICE_DATA_ROOT: dataRoot, SERVICE_PORT: "0", SERVICE_HOST: "127.0.0.1", SERVICE_LOG_LEVEL: "info", SERVICE_REQUEST_LOG_MAX: "0", ...embedder },
-      stdio: ["ignore", "pipe", "inherit"]
-    })
-    let out = ""
-    child.stdout.on("data", (chunk: Buffer) => {
-      out += chunk.toString()
-      const port = /Listening on http:\/\/[^:]+:(\d+)/.exec(out)?.[1]
-      if (port !== undefined) resolve({ port: Number(port), pid: child.pid!, stop: () => new Promise((done) => { child.on("exit", () => done()); child.kill("SIGTERM") }) })
-    })
-    child.on("exit", (code) => reject(new Error(`server exited with ${code}`)))
+  startService(dataRoot, {
+    SERVICE_REQUEST_LOG_MAX: "0",
+    ...(embeddings === undefined ? {} : { SERVICE_LLM_API_KEY: "stub", SERVICE_LLM_BASE_URL: embeddings, SERVICE_EMBED_MODEL: "stub-embed" })
   })
 
 const rssMiB = (pid: number) => {

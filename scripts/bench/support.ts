@@ -1,0 +1,43 @@
+/** What the benchmarks share: the service as a real process (the compiled build) and percentiles. */
+import { spawn } from "node:child_process"
+
+export const BENCH_KEY = "bench-key"
+
+export interface ServiceProcess {
+  readonly port: number
+  readonly pid: number
+  readonly stop: () => Promise<void>
+}
+
+/** Starts `dist/main.js` on a free loopback port over the data root; resolves once it listens. */
+export const startService = (dataRoot: string, env: Record<string, string> = {}) =>
+  new Promise<ServiceProcess>((resolve, reject) => {
+    const child = spawn(process.execPath, ["dist/main.js"], {
+      env: {
+        ...process.env,
+        SERVICE_API_KEY: BENCH_KEY,
+        SERVICE_DATA_ROOT: dataRoot,
+        SERVICE_PORT: "0",
+        SERVICE_HOST: "127.0.0.1",
+        SERVICE_LOG_LEVEL: "info",
+        ...env
+      },
+      stdio: ["ignore", "pipe", "inherit"]
+    })
+    let out = ""
+    child.stdout.on("data", (chunk: Buffer) => {
+      out += chunk.toString()
+      const port = /Listening on http:\/\/[^:]+:(\d+)/.exec(out)?.[1]
+      if (port !== undefined) {
+        resolve({
+          port: Number(port),
+          pid: child.pid!,
+          stop: () => new Promise((done) => { child.on("exit", () => done()); child.kill("SIGTERM") })
+        })
+      }
+    })
+    child.on("exit", (code) => reject(new Error(`the service exited with ${code}`)))
+  })
+
+/** Nearest-rank percentile of sorted values. */
+export const percentile = (sorted: ReadonlyArray<number>, p: number) => sorted[Math.min(sorted.length - 1, Math.ceil(p * sorted.length) - 1)] ?? 0
