@@ -1,11 +1,11 @@
 import type { SqlClient, SqlError } from "@effect/sql"
 import { Effect, Either, Option } from "effect"
+import { stemmer } from "stemmer"
 import { Degraded } from "../api/RetrievalApi.js"
 import { type EvidenceItem, factEvidence, turnEvidence } from "../retrieval/evidence.js"
-import { fuse, type Leg, normalizeName, normalizeText } from "../retrieval/fusion.js"
-import { stemmer } from "stemmer"
-import { analyseQuery, ftsExpression, selectiveTerms } from "../retrieval/query.js"
-import type { FactRow } from "../store/user/facts.js"
+import { fuse, type Fused, type Leg, normalizeName, normalizeText } from "../retrieval/fusion.js"
+import { analyseQuery, ftsExpression, type QueryAnalysis, selectiveTerms } from "../retrieval/query.js"
+import type { FactRow, ScopeFilter } from "../store/user/facts.js"
 import { RetrievalQueries, type TurnRow } from "../store/user/retrieval.js"
 import { VectorQueries } from "../store/user/vectors.js"
 import { type ScopeParams, scopeFilter } from "./memoryRecords.js"
@@ -38,15 +38,15 @@ const nameGrams = (query: string) => {
 
 const VECTOR_CHANNELS = ["fact_events", "raw_turns"] as const
 
-/**
- * The nearest facts and turns to the query's vector (rowids, nearest first), or why the vector
- * leg cannot run on this store: no query vector, no vectors yet, or vectors of another model.
- */
 interface Neighbours {
   readonly facts: ReadonlyArray<number>
   readonly turns: ReadonlyArray<number>
 }
 
+/**
+ * The nearest facts and turns to the query's vector (rowids, nearest first), or why the vector
+ * leg cannot run on this store: no query vector, no vectors yet, or vectors of another model.
+ */
 const nearestNeighbours = (
   sql: SqlClient.SqlClient,
   vector: Either.Either<Float32Array, string>,
@@ -64,6 +64,67 @@ const nearestNeighbours = (
     return Either.right({ facts: facts.map((row) => row.rowid), turns: turns.map((row) => row.rowid) })
   })
 
+/** The FTS5 expression of a query's selective terms for one index; null when none is left. */
+const lexicalExpression = (q: ReturnType<typeof RetrievalQueries>, index: "facts" | "turns", terms: ReadonlyArray<string>) =>
+  Effect.map(q.termStatistics(index, terms.map(stemmer)), ({ documents, frequencies }) => {
+    const frequency = new Map(frequencies.map((f) => [f.term, f.doc]))
+    const selected = selectiveTerms(terms, (term) => frequency.get(stemmer(term)) ?? 0, documents)
+    return selected.length === 0 ? null : ftsExpression(selected)
+  })
+
+/** Runs every leg over one store: each a ranked list of candidates. */
+const collectLegs = (
+  sql: SqlClient.SqlClient,
+  input: {
+    readonly request: RetrievalRequest
+    readonly analysis: QueryAnalysis
+    readonly vector: Either.Either<Float32Array, string>
+    readonly scope: ScopeFilter
+    readonly statuses: ReadonlyArray<string>
+    readonly depth: number
+  }
+) =>
+  Effect.gen(function*() {
+    const { analysis, depth, scope, statuses } = input
+    const q = RetrievalQueries(sql)
+    const nearest = yield* nearestNeighbours(sql, input.vector, depth)
+    const [vectorFacts, vectorTurns] = Either.isRight(nearest)
+      ? yield* Effect.all([q.factsBySeq(nearest.right.facts, scope, statuses), q.turnsBySeq(nearest.right.turns, scope)])
+      : [[], []]
+    const [factExpression, turnExpression] = yield* Effect.all([
+      lexicalExpression(q, "facts", analysis.terms),
+      lexicalExpression(q, "turns", analysis.terms)
+    ])
+    const [facts, turns, entityFacts] = yield* Effect.all([
+      factExpression === null ? Effect.succeed([]) : q.facts({ expression: factExpression, scope, statuses, datePrefix: null, limit: depth }),
+      turnExpression === null ? Effect.succeed([]) : q.turns({ expression: turnExpression, scope, datePrefix: null, limit: depth }),
+      q.factsOfEntities({ names: nameGrams(input.request.query), scope, statuses, limit: depth })
+    ])
+    const datePrefix = analysis.timePrefixes[0] ?? null
+    // Everything on the named date; fusion then favours what the other legs also found.
+    const dated = datePrefix === null
+      ? []
+      : [
+        ...(yield* q.facts({ expression: null, scope, statuses, datePrefix, limit: depth })).map(factCandidate),
+        ...(yield* q.turns({ expression: null, scope, datePrefix, limit: depth })).map(turnCandidate)
+      ]
+    const neighbours = yield* q.neighbours(turns.slice(0, NEIGHBOUR_SEEDS), scope)
+    const seedOrder = new Map(turns.map((turn, i) => [turn.session_id, i]))
+    const legs: Array<{ leg: Leg; items: ReadonlyArray<{ key: string; value: Candidate }> }> = [
+      { leg: "lexical_facts", items: facts.map(factCandidate) },
+      { leg: "lexical_turns", items: turns.map(turnCandidate) },
+      { leg: "vector_facts", items: vectorFacts.map(factCandidate) },
+      { leg: "vector_turns", items: vectorTurns.map(turnCandidate) },
+      { leg: "entity", items: entityFacts.map(factCandidate) },
+      { leg: "time", items: dated },
+      {
+        leg: "neighbourhood",
+        items: [...neighbours].sort((a, b) => (seedOrder.get(a.session_id) ?? 0) - (seedOrder.get(b.session_id) ?? 0)).map(turnCandidate)
+      }
+    ]
+    return { legs, nearest }
+  })
+
 /** How many candidates each leg contributes per hit asked for. */
 const LEG_DEPTH = 3
 const NEIGHBOUR_SEEDS = 10
@@ -75,7 +136,6 @@ const NEIGHBOUR_SEEDS = 10
 export class Retrieval extends Effect.Service<Retrieval>()("Memory/Retrieval", {
   effect: Effect.gen(function*() {
     const stores = yield* StoreCache
-
     const embedder = yield* Embedder
 
     /** The vector leg could not run, for this reason: one entry per channel, as the contract lists them. */
@@ -105,47 +165,10 @@ export class Retrieval extends Effect.Service<Retrieval>()("Memory/Retrieval", {
         const statuses = request.include_superseded === true ? ["active", "superseded"] : ["active"]
         const depth = Math.max(request.top_k * LEG_DEPTH, 30)
         const vector = yield* queryVector(request.query)
-        const result = yield* stores.read(request.user_id, ({ sql }) =>
+        return yield* stores.read(request.user_id, ({ sql }) =>
           Effect.gen(function*() {
             const q = RetrievalQueries(sql)
-            const nearest = yield* nearestNeighbours(sql, vector, depth)
-            const [vectorFacts, vectorTurns] = Either.isRight(nearest)
-              ? yield* Effect.all([q.factsBySeq(nearest.right.facts, scope, statuses), q.turnsBySeq(nearest.right.turns, scope)])
-              : [[], []]
-            const expressionFor = (index: "facts" | "turns") =>
-              Effect.map(q.termStatistics(index, analysis.terms.map(stemmer)), ({ documents, frequencies }) => {
-                const frequency = new Map(frequencies.map((f) => [f.term, f.doc]))
-                const terms = selectiveTerms(analysis.terms, (term) => frequency.get(stemmer(term)) ?? 0, documents)
-                return terms.length === 0 ? null : ftsExpression(terms)
-              })
-            const [factExpression, turnExpression] = yield* Effect.all([expressionFor("facts"), expressionFor("turns")])
-            const [facts, turns, entityFacts] = yield* Effect.all([
-              factExpression === null ? Effect.succeed([]) : q.facts({ expression: factExpression, scope, statuses, datePrefix: null, limit: depth }),
-              turnExpression === null ? Effect.succeed([]) : q.turns({ expression: turnExpression, scope, datePrefix: null, limit: depth }),
-              q.factsOfEntities({ names: nameGrams(request.query), scope, statuses, limit: depth })
-            ])
-            const datePrefix = analysis.timePrefixes[0] ?? null
-            // Everything on the named date; fusion then favours what the other legs also found.
-            const dated = datePrefix === null
-              ? []
-              : [
-                ...(yield* q.facts({ expression: null, scope, statuses, datePrefix, limit: depth })).map(factCandidate),
-                ...(yield* q.turns({ expression: null, scope, datePrefix, limit: depth })).map(turnCandidate)
-              ]
-            const neighbours = yield* q.neighbours(turns.slice(0, NEIGHBOUR_SEEDS), scope)
-            const seedOrder = new Map(turns.map((turn, i) => [turn.session_id, i]))
-            const legs: Array<{ leg: Leg; items: ReadonlyArray<{ key: string; value: Candidate }> }> = [
-              { leg: "lexical_facts", items: facts.map(factCandidate) },
-              { leg: "lexical_turns", items: turns.map(turnCandidate) },
-              { leg: "vector_facts", items: vectorFacts.map(factCandidate) },
-              { leg: "vector_turns", items: vectorTurns.map(turnCandidate) },
-              { leg: "entity", items: entityFacts.map(factCandidate) },
-              { leg: "time", items: dated },
-              {
-                leg: "neighbourhood",
-                items: [...neighbours].sort((a, b) => (seedOrder.get(a.session_id) ?? 0) - (seedOrder.get(b.session_id) ?? 0)).map(turnCandidate)
-              }
-            ]
+            const { legs, nearest } = yield* collectLegs(sql, { request, analysis, vector, scope, statuses, depth })
             const fused = mergeDuplicates(fuse(legs)).slice(0, request.top_k)
             const factIds = fused.flatMap((item) => item.value.kind === "fact" ? [item.value.row.fact_id] : [])
             const [sources, roles] = yield* Effect.all([q.sources(factIds), q.roles(factIds)])
@@ -160,7 +183,6 @@ export class Retrieval extends Effect.Service<Retrieval>()("Memory/Retrieval", {
             items: [],
             degraded: vectorSkipped(Either.isLeft(vector) ? vector.left : "the vector index is empty")
           }) satisfies RetrievalResult)
-        return result
       }).pipe(Effect.catchTag("SqlError", Effect.die), Effect.withSpan("Retrieval.search"))
 
     return { search } as const
@@ -170,8 +192,8 @@ export class Retrieval extends Effect.Service<Retrieval>()("Memory/Retrieval", {
 const textOf = (candidate: Candidate) => normalizeText(candidate.row.content)
 
 /** Keeps one of each statement: a fact over a turn that says the same, and their routes together. */
-const mergeDuplicates = <T extends { readonly key: string; readonly value: Candidate; readonly routes: Array<{ readonly route: Leg; readonly rank: number; readonly score: number }>; score: number }>(items: ReadonlyArray<T>) => {
-  const kept = new Map<string, T>()
+const mergeDuplicates = (items: ReadonlyArray<Fused<Candidate>>) => {
+  const kept = new Map<string, Fused<Candidate>>()
   for (const item of items) {
     const text = textOf(item.value)
     const existing = kept.get(text)
