@@ -40,16 +40,18 @@ describe("embeddings and the vector leg", () => {
       expect(stub.requests[0]?.body).toMatchObject({ model: "stub-embed", input: ["I bought a new car last week.", "My doctor says I am fine."], encoding_format: "float" })
     }))
 
-  it.scoped("finds by meaning what no word of the query matches, and reports no degradation", () =>
-    Effect.gen(function*() {
-      const stub = yield* embeddingStub()
-      const { baseUrl } = yield* startServer(withEmbedder(stub))
-      yield* ingest(baseUrl, "alice", ["I bought a new car last week.", "We watched a movie on Sunday.", "The weather was cold."])
-      const body = yield* search(baseUrl, "alice", "automobile")
-      expect(body.degraded).toEqual([])
-      expect(body.hits[0]?.id).toBe("ev_raw:s1_turn_1")
-      expect(body.hits[0]?.metadata.routes.map((r) => r.route)).toEqual(["vector_turns"])
-    }))
+  for (const dimensions of [48, 20]) {
+    it.scoped(`finds by meaning what no word of the query matches (${dimensions} dimensions${dimensions % 8 === 0 ? ", bit index" : ", exact scan"})`, () =>
+      Effect.gen(function*() {
+        const stub = yield* embeddingStub(dimensions)
+        const { baseUrl } = yield* startServer(withEmbedder(stub))
+        yield* ingest(baseUrl, "alice", ["I bought a new car last week.", "We watched a movie on Sunday.", "The weather was cold."])
+        const body = yield* search(baseUrl, "alice", "automobile")
+        expect(body.degraded).toEqual([])
+        expect(body.hits[0]?.id).toBe("ev_raw:s1_turn_1")
+        expect(body.hits[0]?.metadata.routes.map((r) => r.route)).toEqual(["vector_turns"])
+      }))
+  }
 
   it.scoped("embeds a repeated query once", () =>
     Effect.gen(function*() {

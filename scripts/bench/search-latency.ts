@@ -3,7 +3,8 @@
  * through HTTP (a real server process, the compiled build) beside the same queries run directly
  * on the store file (the floor), with the server's RSS. Each size runs twice: lexical legs only
  * (no embedder), then with 512-d vectors on every fact from the deterministic embedding stub
- * (scripts/stubs), the server embedding queries through it and the floor adding the vec0 query.
+ * (scripts/stubs), the server embedding queries through it and the floor adding the same two-stage
+ * vector query (binary candidates, exact re-ranking).
  *
  * Usage: npm run bench:latency [-- --sizes 10000,100000 --queries 300 --dimensions 512]
  */
@@ -57,17 +58,25 @@ const buildStore = async (size: number, withVectors: boolean) => {
     VALUES (?, ?, 'fact', 'active', 'seed', ?, ?, 0.9, '{}', 'x', 'x')`)
   db.loadExtension(SqliteVec.getLoadablePath())
   if (withVectors) {
+    // The tables the service creates with a store's first vectors (store/user/vectors.ts).
     db.exec(`INSERT INTO store_meta (key, value) VALUES ('embedding_model', 'stub-embed'), ('embedding_dimensions', '${DIMENSIONS}');
-      CREATE VIRTUAL TABLE fact_vectors USING vec0 (embedding float[${DIMENSIONS}] distance_metric=cosine);
-      CREATE VIRTUAL TABLE turn_vectors USING vec0 (embedding float[${DIMENSIONS}] distance_metric=cosine);`)
+      CREATE TABLE fact_vector_data (seq INTEGER PRIMARY KEY, embedding BLOB NOT NULL);
+      CREATE TABLE turn_vector_data (seq INTEGER PRIMARY KEY, embedding BLOB NOT NULL);
+      CREATE VIRTUAL TABLE fact_vectors USING vec0 (embedding bit[${DIMENSIONS}]);
+      CREATE VIRTUAL TABLE turn_vectors USING vec0 (embedding bit[${DIMENSIONS}]);`)
   }
-  const insertVector = withVectors ? db.prepare("INSERT INTO fact_vectors (rowid, embedding) VALUES (?, ?)") : undefined
+  const exact = withVectors ? db.prepare("INSERT INTO fact_vector_data (seq, embedding) VALUES (?, ?)") : undefined
+  const bits = withVectors ? db.prepare("INSERT INTO fact_vectors (rowid, embedding) VALUES (?, vec_quantize_binary(?))") : undefined
   db.transaction(() => {
     for (let i = 0; i < size; i++) {
       const day = `2023-${String(1 + (i % 12)).padStart(2, "0")}-${String(1 + (i % 28)).padStart(2, "0")}`
       const content = `${sentences[i % sentences.length]} (${i})`
       const { lastInsertRowid } = insert.run(`fact_${i}`, content, day, day)
-      insertVector?.run(BigInt(lastInsertRowid), asBytes(stubEmbedding(content, DIMENSIONS)))
+      if (withVectors) {
+        const vector = asBytes(stubEmbedding(content, DIMENSIONS))
+        exact!.run(lastInsertRowid, vector)
+        bits!.run(BigInt(lastInsertRowid), vector)
+      }
     }
   })()
   db.pragma("wal_checkpoint(TRUNCATE)")
@@ -107,7 +116,13 @@ const timeFloor = (dataRoot: string, withVectors: boolean) => {
   db.loadExtension(SqliteVec.getLoadablePath())
   const query = db.prepare(`SELECT f.fact_id, f.content FROM facts_fts JOIN facts f ON f.seq = facts_fts.rowid
     WHERE facts_fts MATCH ? AND f.status = 'active' ORDER BY bm25(facts_fts) LIMIT 30`)
-  const nearest = withVectors ? db.prepare("SELECT rowid, distance FROM fact_vectors WHERE embedding MATCH ? AND k = 30 ORDER BY distance") : undefined
+  const nearest = (() => {
+    if (!withVectors) return () => undefined
+    const candidates = db.prepare("SELECT rowid FROM fact_vectors WHERE embedding MATCH vec_quantize_binary(?) AND k = 120")
+    const rescore = db.prepare(`SELECT seq, vec_distance_cosine(embedding, ?) AS distance FROM fact_vector_data
+      WHERE seq IN (SELECT value FROM json_each(?)) ORDER BY distance LIMIT 30`)
+    return (vector: Uint8Array) => rescore.all(vector, JSON.stringify((candidates.all(vector) as Array<{ rowid: number }>).map((c) => c.rowid)))
+  })()
   const frequency = db.prepare("SELECT doc FROM facts_vocab WHERE term = ?")
   const documents = (db.prepare("SELECT max(seq) AS n FROM facts").get() as { n: number }).n
   const times: Array<number> = []
@@ -117,7 +132,7 @@ const timeFloor = (dataRoot: string, withVectors: boolean) => {
     const terms = selectiveTerms(analyseQuery(question).terms,
       (term) => (frequency.get(stemmer(term)) as { doc: number } | undefined)?.doc ?? 0, documents)
     if (terms.length > 0) query.all(ftsExpression(terms))
-    nearest?.all(asBytes(stubEmbedding(question, DIMENSIONS)))
+    if (withVectors) nearest(asBytes(stubEmbedding(question, DIMENSIONS)))
     times.push(performance.now() - started)
   }
   db.close()

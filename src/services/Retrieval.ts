@@ -60,8 +60,11 @@ const nearestNeighbours = (
     if (space.dimensions !== vector.right.length) {
       return Either.left(`the store's vectors have ${space.dimensions} dimensions (${space.model}), the embedder gives ${vector.right.length}; re-embed the store`)
     }
-    const [facts, turns] = yield* Effect.all([vectors.nearest("fact", vector.right, k), vectors.nearest("turn", vector.right, k)])
-    return Either.right({ facts: facts.map((row) => row.rowid), turns: turns.map((row) => row.rowid) })
+    const [facts, turns] = yield* Effect.all([
+      vectors.nearest("fact", vector.right, space.dimensions, k),
+      vectors.nearest("turn", vector.right, space.dimensions, k)
+    ])
+    return Either.right({ facts: facts.map((row) => row.seq), turns: turns.map((row) => row.seq) })
   })
 
 /** The FTS5 expression of a query's selective terms for one index; null when none is left. */
@@ -87,7 +90,7 @@ const collectLegs = (
   Effect.gen(function*() {
     const { analysis, depth, scope, statuses } = input
     const q = RetrievalQueries(sql)
-    const nearest = yield* nearestNeighbours(sql, input.vector, depth)
+    const nearest = yield* nearestNeighbours(sql, input.vector, Math.min(depth, VECTOR_DEPTH))
     const [vectorFacts, vectorTurns] = Either.isRight(nearest)
       ? yield* Effect.all([q.factsBySeq(nearest.right.facts, scope, statuses), q.turnsBySeq(nearest.right.turns, scope)])
       : [[], []]
@@ -127,6 +130,8 @@ const collectLegs = (
 
 /** How many candidates each leg contributes per hit asked for. */
 const LEG_DEPTH = 3
+/** Nearest neighbours beyond this many rank too low to reach a result, and cost the most to find. */
+const VECTOR_DEPTH = 50
 const NEIGHBOUR_SEEDS = 10
 
 /**

@@ -3,17 +3,26 @@ import { Effect } from "effect"
 
 export type VectorIndex = "fact" | "turn"
 
-const table = (index: VectorIndex) => (index === "fact" ? "fact_vectors" : "turn_vectors")
-
 /** The embedding model and dimension of a store's vectors; none before its first vector. */
 export interface VectorSpace {
   readonly model: string
   readonly dimensions: number
 }
 
+// Each index keeps its exact vectors in a plain table and, when the dimension allows, their
+// binary quantization in a vec0 bit table: a Hamming scan of the bits finds candidates a few
+// times faster than a float scan, and the exact vectors then rank them.
+const exactTable = (index: VectorIndex) => `${index}_vector_data`
+const bitTable = (index: VectorIndex) => `${index}_vectors`
+const hasBitIndex = (dimensions: number) => dimensions % 8 === 0
+
+/** Candidates re-ranked exactly per neighbour asked for, and at least this many. */
+const CANDIDATES_PER_RESULT = 4
+const MIN_CANDIDATES = 100
+
 const asBytes = (vector: Float32Array) => new Uint8Array(vector.buffer, vector.byteOffset, vector.byteLength)
 
-/** SQL over a store's vec0 tables (sqlite-vec is loaded into every store connection). */
+/** SQL over a store's vectors (sqlite-vec is loaded into every store connection). */
 export const VectorQueries = (sql: SqlClient.SqlClient) => {
   const space = Effect.map(
     sql<{ readonly key: string; readonly value: string }>`SELECT key, value FROM store_meta WHERE key IN ('embedding_model', 'embedding_dimensions')`,
@@ -29,7 +38,10 @@ export const VectorQueries = (sql: SqlClient.SqlClient) => {
     Effect.gen(function*() {
       yield* sql`INSERT INTO store_meta (key, value) VALUES ('embedding_model', ${wanted.model}), ('embedding_dimensions', ${String(wanted.dimensions)})`
       for (const index of ["fact", "turn"] as const) {
-        yield* sql.unsafe(`CREATE VIRTUAL TABLE ${table(index)} USING vec0 (embedding float[${wanted.dimensions}] distance_metric=cosine)`)
+        yield* sql.unsafe(`CREATE TABLE ${exactTable(index)} (seq INTEGER PRIMARY KEY, embedding BLOB NOT NULL)`)
+        if (hasBitIndex(wanted.dimensions)) {
+          yield* sql.unsafe(`CREATE VIRTUAL TABLE ${bitTable(index)} USING vec0 (embedding bit[${wanted.dimensions}])`)
+        }
       }
     })
 
@@ -47,23 +59,41 @@ export const VectorQueries = (sql: SqlClient.SqlClient) => {
         if (current === undefined) yield* claim(wanted)
         else if (current.model !== wanted.model || current.dimensions !== wanted.dimensions) return false
         for (const row of rows) {
-          // vec0 refuses rowids bound as REAL, which is how JS numbers arrive: bind a BigInt.
-          yield* sql`INSERT INTO ${sql.literal(table(index))} (rowid, embedding) VALUES (${BigInt(row.seq)}, ${asBytes(row.vector)})`
+          yield* sql`INSERT INTO ${sql.literal(exactTable(index))} (seq, embedding) VALUES (${row.seq}, ${asBytes(row.vector)})`
+          if (hasBitIndex(wanted.dimensions)) {
+            // vec0 refuses rowids bound as REAL, which is how JS numbers arrive: bind a BigInt.
+            yield* sql`INSERT INTO ${sql.literal(bitTable(index))} (rowid, embedding) VALUES (${BigInt(row.seq)}, vec_quantize_binary(${asBytes(row.vector)}))`
+          }
         }
         return true
       }),
 
-    /** The k nearest rows of an index, nearest first. */
-    nearest: (index: VectorIndex, vector: Float32Array, k: number) =>
-      sql<{ readonly rowid: number; readonly distance: number }>`
-        SELECT rowid, distance FROM ${sql.literal(table(index))} WHERE embedding MATCH ${asBytes(vector)} AND k = ${k} ORDER BY distance`,
+    /** The k nearest rows of an index by cosine distance, nearest first. */
+    nearest: (index: VectorIndex, vector: Float32Array, dimensions: number, k: number) =>
+      Effect.gen(function*() {
+        const query = asBytes(vector)
+        if (!hasBitIndex(dimensions)) {
+          return yield* sql<{ readonly seq: number; readonly distance: number }>`
+            SELECT seq, vec_distance_cosine(embedding, ${query}) AS distance FROM ${sql.literal(exactTable(index))}
+            ORDER BY distance LIMIT ${k}`
+        }
+        const candidates = yield* sql<{ readonly rowid: number }>`
+          SELECT rowid FROM ${sql.literal(bitTable(index))}
+          WHERE embedding MATCH vec_quantize_binary(${query}) AND k = ${Math.max(MIN_CANDIDATES, k * CANDIDATES_PER_RESULT)}`
+        if (candidates.length === 0) return []
+        return yield* sql<{ readonly seq: number; readonly distance: number }>`
+          SELECT seq, vec_distance_cosine(embedding, ${query}) AS distance FROM ${sql.literal(exactTable(index))}
+          WHERE seq IN ${sql.in(candidates.map((c) => c.rowid))} ORDER BY distance LIMIT ${k}`
+      }),
 
     /** Removes a row's vector, if the store has vectors at all; how many were removed. */
     remove: (index: VectorIndex, seq: number) =>
       Effect.gen(function*() {
-        if ((yield* space) === undefined) return 0
-        const before = yield* sql<{ readonly n: number }>`SELECT count(*) AS n FROM ${sql.literal(table(index))} WHERE rowid = ${BigInt(seq)}`
-        yield* sql`DELETE FROM ${sql.literal(table(index))} WHERE rowid = ${BigInt(seq)}`
+        const current = yield* space
+        if (current === undefined) return 0
+        const before = yield* sql<{ readonly n: number }>`SELECT count(*) AS n FROM ${sql.literal(exactTable(index))} WHERE seq = ${seq}`
+        yield* sql`DELETE FROM ${sql.literal(exactTable(index))} WHERE seq = ${seq}`
+        if (hasBitIndex(current.dimensions)) yield* sql`DELETE FROM ${sql.literal(bitTable(index))} WHERE rowid = ${BigInt(seq)}`
         return before[0]?.n ?? 0
       })
   }
