@@ -44,21 +44,26 @@ export const analyseQuery = (query: string): QueryAnalysis => {
   return { terms, timePrefixes: timePrefixes(query) }
 }
 
-/** Terms found in more documents than this share of an index (and this many) rank almost nothing. */
-const COMMON_SHARE = 0.02
-const COMMON_FLOOR = 2000
+/** How many postings bm25 may score per query and index: the work of a search, bounded. */
+const POSTINGS_BUDGET = 4000
 const MOST_TERMS = 5
 
 /**
- * The terms worth querying an index with: at most the five rarest, leaving out those so common
- * that scoring their matches costs much and ranks little. Small indexes keep every term. A term
- * whose frequency is unknown is kept (it can only be rare).
+ * The terms worth querying an index with: the rarest first, as long as the documents they
+ * match together stay within the budget, and at most five. The rarest term is always kept. A
+ * small index keeps every term (its counts never reach the budget); a term whose count is unknown
+ * is kept (it can only be rare).
  */
-export const selectiveTerms = (terms: ReadonlyArray<string>, frequencyOf: (term: string) => number, documents: number) => {
-  const limit = Math.max(COMMON_FLOOR, COMMON_SHARE * documents)
+export const selectiveTerms = (terms: ReadonlyArray<string>, frequencyOf: (term: string) => number) => {
   const ranked = terms.map((term) => ({ term, df: frequencyOf(term) })).sort((a, b) => a.df - b.df || a.term.localeCompare(b.term))
-  const selective = ranked.filter((t) => t.df <= limit)
-  return (selective.length > 0 ? selective : ranked.slice(0, 2)).slice(0, MOST_TERMS).map((t) => t.term)
+  const selected: Array<string> = []
+  let postings = 0
+  for (const { df, term } of ranked) {
+    if (selected.length === MOST_TERMS || (selected.length > 0 && postings + df > POSTINGS_BUDGET)) break
+    selected.push(term)
+    postings += df
+  }
+  return selected
 }
 
 /** An FTS5 expression matching any of the terms (each quoted, so no word is read as an operator). */

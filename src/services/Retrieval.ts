@@ -69,9 +69,9 @@ const nearestNeighbours = (
 
 /** The FTS5 expression of a query's selective terms for one index; null when none is left. */
 const lexicalExpression = (q: ReturnType<typeof RetrievalQueries>, index: "facts" | "turns", terms: ReadonlyArray<string>) =>
-  Effect.map(q.termStatistics(index, terms.map(stemmer)), ({ documents, frequencies }) => {
+  Effect.map(q.termFrequencies(index, terms.map(stemmer)), (frequencies) => {
     const frequency = new Map(frequencies.map((f) => [f.term, f.doc]))
-    const selected = selectiveTerms(terms, (term) => frequency.get(stemmer(term)) ?? 0, documents)
+    const selected = selectiveTerms(terms, (term) => frequency.get(stemmer(term)) ?? 0)
     return selected.length === 0 ? null : ftsExpression(selected)
   })
 

@@ -124,16 +124,12 @@ export const RetrievalQueries = (sql: SqlClient.SqlClient) => {
           WHERE ${sql.or(turns.map((turn) => sql`(t.session_id = ${turn.session_id} AND t.position IN (${turn.position - 1}, ${turn.position + 1}))`))}
             AND ${scoped("t", scope)}`,
 
-    /** How many documents of an index contain each (stemmed) term, and about how many it holds. */
-    termStatistics: (index: "facts" | "turns", stems: ReadonlyArray<string>) =>
-      Effect.all({
-        frequencies: stems.length === 0
-          ? Effect.succeed([] as ReadonlyArray<{ readonly term: string; readonly doc: number }>)
-          : sql<{ readonly term: string; readonly doc: number }>`
-            SELECT term, doc FROM ${sql.literal(`${index}_vocab`)} WHERE term IN ${sql.in(stems)}`,
-        // The highest rowid stands in for the count: exact enough, and O(log n).
-        documents: Effect.map(sql<{ readonly n: number | null }>`SELECT max(seq) AS n FROM ${sql.literal(index)}`, (rows) => rows[0]?.n ?? 0)
-      }),
+    /** How many documents of an index contain each (stemmed) term. */
+    termFrequencies: (index: "facts" | "turns", stems: ReadonlyArray<string>) =>
+      stems.length === 0
+        ? Effect.succeed([] as ReadonlyArray<{ readonly term: string; readonly doc: number }>)
+        : sql<{ readonly term: string; readonly doc: number }>`
+          SELECT term, doc FROM ${sql.literal(`${index}_vocab`)} WHERE term IN ${sql.in(stems)}`,
 
     sources: (factIds: ReadonlyArray<string>) =>
       factIds.length === 0
