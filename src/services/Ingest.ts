@@ -69,33 +69,35 @@ export class Ingest extends Effect.Service<Ingest>()("Memory/Ingest", {
 
     /** One transaction: the turns, their spans, the audit event and (for a job) its applied mark. */
     const apply = (prepared: PreparedIngest, jobId: string | null) =>
-      Effect.flatMap(embedForWrite(embedder.active, prepared.turns.map((turn) => turn.content)), (vectors) =>
-      stores.write(prepared.userId, ({ sql }) =>
-        sql.withTransaction(Effect.gen(function*() {
-          if (jobId !== null) {
-            const applied = yield* appliedJobResult(sql, jobId)
-            if (applied !== undefined) return yield* Schema.decodeUnknown(Schema.parseJson(AddMemoriesResult))(applied).pipe(Effect.orDie)
-          }
-          const now = utcTimestamp(yield* Clock.currentTimeMillis)
-          const { seqs, written } = yield* appendTurns(sql, { ...prepared, now })
-          yield* storeVectors(sql, embedder.active, "turn", seqs, vectors)
-          const result = new AddMemoriesResult({
-            session_id: prepared.sessionId,
-            facts_extracted: 0,
-            spans_written: written,
-            turns_written: written
-          })
-          yield* insertEvent(sql, {
-            type: "memory_add",
-            memoryId: null,
-            sessionId: prepared.sessionId,
-            reason: `${written} turns stored verbatim (infer=false)`,
-            details: { action: "store_turns", infer: false, turns_written: written, job_id: jobId }
-          }, prepared.audit, now)
-          if (jobId !== null) yield* markJobApplied(sql, jobId, Schema.encodeSync(AddMemoriesResult)(result), now)
-          return result
-        }))
-      )).pipe(Effect.catchTag("SqlError", Effect.die))
+      Effect.gen(function*() {
+        // Embeddings are fetched before the transaction, so no provider call holds the store.
+        const vectors = yield* embedForWrite(embedder.active, prepared.turns.map((turn) => turn.content))
+        return yield* stores.write(prepared.userId, ({ sql }) =>
+          sql.withTransaction(Effect.gen(function*() {
+            if (jobId !== null) {
+              const applied = yield* appliedJobResult(sql, jobId)
+              if (applied !== undefined) return yield* Schema.decodeUnknown(Schema.parseJson(AddMemoriesResult))(applied).pipe(Effect.orDie)
+            }
+            const now = utcTimestamp(yield* Clock.currentTimeMillis)
+            const { seqs, written } = yield* appendTurns(sql, { ...prepared, now })
+            yield* storeVectors(sql, embedder.active, "turn", seqs, vectors)
+            const result = new AddMemoriesResult({
+              session_id: prepared.sessionId,
+              facts_extracted: 0,
+              spans_written: written,
+              turns_written: written
+            })
+            yield* insertEvent(sql, {
+              type: "memory_add",
+              memoryId: null,
+              sessionId: prepared.sessionId,
+              reason: `${written} turns stored verbatim (infer=false)`,
+              details: { action: "store_turns", infer: false, turns_written: written, job_id: jobId }
+            }, prepared.audit, now)
+            if (jobId !== null) yield* markJobApplied(sql, jobId, Schema.encodeSync(AddMemoriesResult)(result), now)
+            return result
+          })))
+      }).pipe(Effect.catchTag("SqlError", Effect.die))
 
     return {
       /** Ingests and answers with the counts (async_mode false). */
