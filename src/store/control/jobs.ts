@@ -38,15 +38,12 @@ export const JobQueries = Effect.gen(function*() {
             LIMIT max(0, (SELECT count(*) FROM jobs) - ${retain}))`
       })).pipe(Effect.orDie),
 
-    /** Marks a pending (or, after a crash, running) job as running and hands back its payload. */
+    /** Marks a pending (or, after a crash, running) job as running and hands back its payload, in one statement. */
     claim: (jobId: string, at: string) =>
-      sql.withTransaction(Effect.gen(function*() {
-        const rows = yield* sql<ClaimedJob>`
-          SELECT job_id, kind, payload FROM jobs WHERE job_id = ${jobId} AND status IN ('pending', 'running')`
-        if (rows[0] === undefined) return undefined
-        yield* sql`UPDATE jobs SET status = 'running', started_at = ${at}, attempts = attempts + 1 WHERE job_id = ${jobId}`
-        return rows[0]
-      })).pipe(Effect.orDie),
+      sql<ClaimedJob>`
+        UPDATE jobs SET status = 'running', started_at = ${at}, attempts = attempts + 1
+        WHERE job_id = ${jobId} AND status IN ('pending', 'running')
+        RETURNING job_id, kind, payload`.pipe(Effect.map((rows) => rows[0]), Effect.orDie),
 
     succeed: (jobId: string, result: unknown, at: string) =>
       sql`UPDATE jobs SET status = 'succeeded', result = ${JSON.stringify(result)}, error = NULL, finished_at = ${at}
