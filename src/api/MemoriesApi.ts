@@ -91,6 +91,9 @@ export class MemoryList extends Schema.Class<MemoryList>("MemoryList")({
 
 export const ListMemoriesQuery = Schema.Struct({ ...ScopeQuery, ...pagingParams(500) })
 
+/** The query of both deletes: the scope, and `purge` (off by default: archive). */
+const DeleteQuery = Schema.Struct({ ...ScopeQuery, purge: Schema.optionalWith(QueryBoolean, { default: () => false }) })
+
 export class DeleteResult extends Schema.Class<DeleteResult>("DeleteResult")({
   id: Schema.String,
   deleted: Schema.Boolean,
@@ -174,7 +177,7 @@ export class MemoriesApi extends HttpApiGroup.make("memories")
   .add(
     HttpApiEndpoint.del("delete", "/v1/memories/:memory_id")
       .setPath(Schema.Struct({ memory_id: Schema.String }))
-      .setUrlParams(Schema.Struct({ ...ScopeQuery, purge: Schema.optionalWith(QueryBoolean, { default: () => false }) }))
+      .setUrlParams(DeleteQuery)
       .addSuccess(DeleteResult)
       .addError(ForbiddenWire)
       .addError(InvalidScopeWire)
@@ -186,7 +189,7 @@ export class MemoriesApi extends HttpApiGroup.make("memories")
   )
   .add(
     HttpApiEndpoint.del("deleteUser", "/v1/memories")
-      .setUrlParams(Schema.Struct({ ...ScopeQuery, purge: Schema.optionalWith(QueryBoolean, { default: () => false }) }))
+      .setUrlParams(DeleteQuery)
       .addSuccess(UserDeleteResult)
       .addError(ForbiddenWire)
       .addError(NotImplementedWire)

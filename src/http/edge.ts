@@ -75,6 +75,10 @@ const fromDecodeError = (decodeError: HttpApiDecodeError) =>
     })))
   })
 
+/** The body is over the size limit: whether it said so up front or ran past it while streaming. */
+const payloadTooLarge = (maxBodyBytes: number) =>
+  new PayloadTooLarge({ message: `request body exceeds ${maxBodyBytes} bytes`, details: { max_bytes: maxBodyBytes } })
+
 /** Where a body stops being JSON, as a character offset (V8's messages no longer carry one). */
 const jsonErrorOffset = (text: string) => {
   const errors: Array<ParseError> = []
@@ -86,9 +90,7 @@ const jsonErrorOffset = (text: string) => {
 const fromRequestError = (error: HttpServerError.RequestError, maxBodyBytes: number) =>
   Effect.gen(function*() {
     const cause = String(error.cause ?? error.description ?? "")
-    if (cause.includes("maxBytes exceeded")) {
-      return new PayloadTooLarge({ message: `request body exceeds ${maxBodyBytes} bytes`, details: { max_bytes: maxBodyBytes } })
-    }
+    if (cause.includes("maxBytes exceeded")) return payloadTooLarge(maxBodyBytes)
     const text = yield* Effect.orElseSucceed(error.request.text, () => "")
     return validationFailed([{
       type: "json_invalid",
@@ -138,8 +140,6 @@ export const handleFailure = (maxBodyBytes: number) => (cause: Cause.Cause<unkno
     return yield* unexpected(cause)
   })
 
-const tooLarge = (maxBodyBytes: number) =>
-  errorResponse(new PayloadTooLarge({ message: `request body exceeds ${maxBodyBytes} bytes`, details: { max_bytes: maxBodyBytes } }))
 
 /**
  * The API's edge, inside routing's reach but before any handler: CORS preflights answered,
@@ -153,7 +153,7 @@ export const edgeLayer = (options: { readonly maxBodyBytes: number; readonly cor
       const preflight = options.cors.preflight(request)
       if (Option.isSome(preflight)) return preflight.value
       const declared = request.headers["content-length"]
-      if (declared !== undefined && Number(declared) > options.maxBodyBytes) return tooLarge(options.maxBodyBytes)
+      if (declared !== undefined && Number(declared) > options.maxBodyBytes) return errorResponse(payloadTooLarge(options.maxBodyBytes))
       return yield* app.pipe(
         HttpIncomingMessage.withMaxBodySize(Option.some(options.maxBodyBytes)),
         Effect.catchAllCause(handleFailure(options.maxBodyBytes))

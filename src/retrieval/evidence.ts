@@ -1,4 +1,4 @@
-import type { FactRow } from "../store/user/facts.js"
+import { factMetadata, type FactRow } from "../store/user/facts.js"
 import type { FactRole, FactSource, TurnRow } from "../store/user/retrieval.js"
 import type { Route } from "./fusion.js"
 
@@ -18,22 +18,13 @@ const SUPPORT_LIMIT = 1800
 const scopeOf = (row: Pick<FactRow, "agent_id" | "run_id" | "project_id">) =>
   Object.fromEntries((["agent_id", "run_id", "project_id"] as const).flatMap((key) => row[key] === null ? [] : [[key, row[key]]]))
 
-const metadataOf = (fact: FactRow): Record<string, unknown> => {
-  try {
-    const parsed: unknown = JSON.parse(fact.metadata)
-    return typeof parsed === "object" && parsed !== null ? parsed as Record<string, unknown> : {}
-  } catch {
-    return {}
-  }
-}
-
 export const factEvidence = (
   fact: FactRow,
   sources: ReadonlyArray<FactSource>,
   roles: ReadonlyArray<FactRole>,
   ranking: { readonly routes: ReadonlyArray<Route>; readonly score: number }
 ): EvidenceItem => {
-  const metadata = metadataOf(fact)
+  const metadata = factMetadata(fact)
   const first = sources[0]
   const entityRoles: Record<string, Array<string>> = {}
   for (const { name, role } of roles) (entityRoles[role] ??= []).push(name)

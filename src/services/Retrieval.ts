@@ -68,10 +68,10 @@ const nearestNeighbours = (
   })
 
 /** The FTS5 expression of a query's selective terms for one index; null when none is left. */
-const lexicalExpression = (q: ReturnType<typeof RetrievalQueries>, index: "facts" | "turns", terms: ReadonlyArray<string>) =>
-  Effect.map(q.termFrequencies(index, terms.map(stemmer)), (frequencies) => {
+const lexicalExpression = (q: ReturnType<typeof RetrievalQueries>, index: "facts" | "turns", stems: ReadonlyMap<string, string>) =>
+  Effect.map(q.termFrequencies(index, [...new Set(stems.values())]), (frequencies) => {
     const frequency = new Map(frequencies.map((f) => [f.term, f.doc]))
-    const selected = selectiveTerms(terms, (term) => frequency.get(stemmer(term)) ?? 0)
+    const selected = selectiveTerms([...stems.keys()], (term) => frequency.get(stems.get(term)!) ?? 0)
     return selected.length === 0 ? null : ftsExpression(selected)
   })
 
@@ -94,10 +94,9 @@ const collectLegs = (
     const [vectorFacts, vectorTurns] = Either.isRight(nearest)
       ? yield* Effect.all([q.factsBySeq(nearest.right.facts, scope, statuses), q.turnsBySeq(nearest.right.turns, scope)])
       : [[], []]
-    const [factExpression, turnExpression] = yield* Effect.all([
-      lexicalExpression(q, "facts", analysis.terms),
-      lexicalExpression(q, "turns", analysis.terms)
-    ])
+    // The indexes hold Porter stems: each query term stemmed once, looked up in both.
+    const stems = new Map(analysis.terms.map((term) => [term, stemmer(term)]))
+    const [factExpression, turnExpression] = yield* Effect.all([lexicalExpression(q, "facts", stems), lexicalExpression(q, "turns", stems)])
     const [facts, turns, entityFacts] = yield* Effect.all([
       factExpression === null ? Effect.succeed([]) : q.facts({ expression: factExpression, scope, statuses, datePrefix: null, limit: depth }),
       turnExpression === null ? Effect.succeed([]) : q.turns({ expression: turnExpression, scope, datePrefix: null, limit: depth }),

@@ -2,7 +2,7 @@ import { Clock, Effect, Either } from "effect"
 import { IngestFailed } from "../api/errors.js"
 import { Memory } from "../api/MemoriesApi.js"
 import { parseSessionTime } from "../domain/sessionTime.js"
-import type { FactRow, ScopeFilter } from "../store/user/facts.js"
+import { factMetadata, type FactRow, type ScopeFilter } from "../store/user/facts.js"
 
 export interface ScopeParams {
   readonly user_id: string
@@ -37,7 +37,7 @@ export const toMemory = (userId: string, row: FactRow) =>
     valid_from: row.valid_from,
     valid_until: row.valid_until,
     confidence: row.confidence,
-    metadata: JSON.parse(row.metadata) as Record<string, unknown>
+    metadata: factMetadata(row)
   })
 
 /** `session_time` as sent, resolved against the clock; an unreadable one is 400 ingest_failed. */

@@ -19,6 +19,12 @@ export interface FactRow {
   readonly superseded_by: string | null
 }
 
+/** A fact's metadata column (always a JSON object as written here); anything else reads as no metadata. */
+export const factMetadata = (row: Pick<FactRow, "metadata">): Record<string, unknown> => {
+  const parsed: unknown = JSON.parse(row.metadata)
+  return typeof parsed === "object" && parsed !== null && !Array.isArray(parsed) ? parsed as Record<string, unknown> : {}
+}
+
 /** Narrowing scope: a fact stamped with another value is excluded; an unstamped fact matches. */
 export interface ScopeFilter {
   readonly agent_id: string | null
