@@ -35,6 +35,19 @@ describe("routing errors", () => {
     }))
 })
 
+describe("documented routing choices", () => {
+  it.scoped("HEAD is answered like GET, and a trailing slash is served like the path without it", () =>
+    Effect.gen(function*() {
+      const { baseUrl } = yield* startServer()
+      const head = yield* rawFetch(`${baseUrl}/health`, { method: "HEAD" })
+      expect(head.status).toBe(200)
+      expect(head.text).toBe("")
+      const slashed = yield* rawFetch(`${baseUrl}/v1/admin/config/`, { headers: authHeaders() })
+      expect(slashed.status).toBe(200)
+      expect(slashed.body).toMatchObject({ workers: 1 })
+    }))
+})
+
 describe("validation errors", () => {
   it.scoped("a missing field is 422 validation_error with a pydantic-shaped item", () =>
     Effect.gen(function*() {
