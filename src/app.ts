@@ -1,6 +1,7 @@
 import { Effect, Layer, Logger, LogLevel } from "effect"
 import { AppConfig, type LogLevelName } from "./config/AppConfig.js"
 import { HttpLive } from "./http/server.js"
+import { LlmProvider } from "./llm/LlmProvider.js"
 import { AdminViews } from "./services/AdminViews.js"
 import { ApiKeys } from "./services/ApiKeys.js"
 import { ContextBuilder } from "./services/ContextBuilder.js"
@@ -47,9 +48,12 @@ const ControlServicesLive = Layer.mergeAll(ApiKeys.Default, Jobs.Default, Reques
   Layer.provideMerge(ControlPlaneLive)
 )
 
-const StoresLive = Layer.merge(StoreCache.Default, Embedder.Default)
+/** One usage counter for the process: every LLM call adds to it, /v1/usage and /metrics read it. */
+const LlmLive = Embedder.Default.pipe(Layer.provideMerge(LlmProvider.Default), Layer.provideMerge(LlmUsage.Default))
 
-const ObservabilityLive = Prometheus.Default.pipe(Layer.provideMerge(Layer.merge(RequestMetrics.Default, LlmUsage.Default)))
+const StoresLive = Layer.merge(StoreCache.Default, LlmLive)
+
+const ObservabilityLive = Prometheus.Default.pipe(Layer.provideMerge(RequestMetrics.Default))
 
 const DomainLive = Layer.mergeAll(
   Ingest.Default,

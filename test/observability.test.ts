@@ -67,7 +67,17 @@ describe("GET /metrics", () => {
     Effect.gen(function*() {
       const usage = yield* LlmUsage
       const prometheus = yield* Prometheus
-      const spend = { calls: 1, calls_with_usage: 1, prompt_tokens: 100, completion_tokens: 20, total_tokens: 120, cached_input_tokens: 0, cache_creation_input_tokens: 0 }
+      const spend = {
+        phase: "read",
+        model: "m",
+        served_model: "m-1",
+        usage_available: true,
+        prompt_tokens: 100,
+        completion_tokens: 20,
+        total_tokens: 120,
+        cached_input_tokens: 0,
+        cache_creation_input_tokens: 0
+      }
       yield* usage.record("answer", spend)
       yield* usage.record("answer", spend)
       yield* usage.record("ingest", spend)

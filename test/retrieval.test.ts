@@ -4,7 +4,7 @@ import { Effect } from "effect"
 import { countTokens } from "gpt-tokenizer"
 import * as NodeFs from "node:fs"
 import * as NodePath from "node:path"
-import { startEmbeddingStub } from "../scripts/stubs/openai-embeddings.js"
+import { startProviderStub } from "../scripts/stubs/llm-providers.js"
 import { authHeaders, rawFetch, startServer } from "./support/server.js"
 import { seedFacts } from "./support/stores.js"
 
@@ -234,7 +234,7 @@ describe("GET and POST /v1/context", () => {
 describe("no LLM call on recall", () => {
   it.scoped("search and context reach the configured provider for embeddings only, never for a chat call", () =>
     Effect.gen(function*() {
-      const stub = yield* Effect.acquireRelease(Effect.promise(() => startEmbeddingStub({ dimensions: 32 })), (s) => Effect.promise(() => s.close()))
+      const stub = yield* Effect.acquireRelease(Effect.promise(() => startProviderStub({ provider: "openai", dimensions: 32 })), (s) => Effect.promise(() => s.close()))
       const { baseUrl } = yield* seeded({ SERVICE_LLM_API_KEY: "sk-test", SERVICE_LLM_BASE_URL: stub.url })
       yield* search(baseUrl, { query: "Caroline adopting" })
       yield* post(`${baseUrl}/v1/context`, { user_id: "alice", query: "Caroline adopting" })

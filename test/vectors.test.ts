@@ -1,6 +1,6 @@
 import { describe, expect, it } from "@effect/vitest"
 import { Effect, Exit, Scope } from "effect"
-import { type EmbeddingStub, startEmbeddingStub } from "../scripts/stubs/openai-embeddings.js"
+import { type ProviderStub, startProviderStub } from "../scripts/stubs/llm-providers.js"
 import { authHeaders, rawFetch, startServer, tempDataRoot } from "./support/server.js"
 import { queryStore, seedFacts } from "./support/stores.js"
 
@@ -13,9 +13,9 @@ interface SearchBody {
 }
 
 const embeddingStub = (dimensions = 48) =>
-  Effect.acquireRelease(Effect.promise(() => startEmbeddingStub({ dimensions })), (stub) => Effect.promise(() => stub.close()))
+  Effect.acquireRelease(Effect.promise(() => startProviderStub({ provider: "openai", dimensions })), (stub) => Effect.promise(() => stub.close()))
 
-const withEmbedder = (stub: EmbeddingStub, env: Record<string, string> = {}) =>
+const withEmbedder = (stub: ProviderStub, env: Record<string, string> = {}) =>
   ({ SERVICE_LLM_API_KEY: "sk-stub", SERVICE_LLM_BASE_URL: stub.url, SERVICE_EMBED_MODEL: "stub-embed", ...env })
 
 const ingest = (baseUrl: string, userId: string, contents: ReadonlyArray<string>) =>
@@ -24,7 +24,8 @@ const ingest = (baseUrl: string, userId: string, contents: ReadonlyArray<string>
 const search = (baseUrl: string, userId: string, query: string) =>
   Effect.map(post(`${baseUrl}/v1/search`, { user_id: userId, query }), (r) => r.body as SearchBody)
 
-const embeddingInputs = (stub: EmbeddingStub) => stub.requests.flatMap((r) => (r.body?.input as Array<string> | undefined) ?? [])
+const embeddingInputs = (stub: ProviderStub) =>
+  stub.requests.flatMap((r) => r.path.endsWith("/embeddings") ? (r.body as { input: Array<string> }).input : [])
 
 describe("embeddings and the vector leg", () => {
   it.scoped("turns are embedded at write time; the store records the model and dimension", () =>
@@ -67,7 +68,7 @@ describe("embeddings and the vector leg", () => {
       const stub = yield* embeddingStub()
       const { baseUrl, dataRoot } = yield* startServer(withEmbedder(stub))
       yield* ingest(baseUrl, "alice", ["I bought a new car last week."])
-      stub.failWith = 503
+      stub.failNext(503, 100)
       const refused = yield* ingest(baseUrl, "alice", ["This turn cannot be embedded now."])
       expect(refused.status).toBe(400)
       expect(refused.body).toMatchObject({ code: "provider_unavailable" })

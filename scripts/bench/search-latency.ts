@@ -15,7 +15,8 @@ import * as NodePath from "node:path"
 import * as SqliteVec from "sqlite-vec"
 import { stemmer } from "stemmer"
 import { analyseQuery, ftsExpression, selectiveTerms } from "../../src/retrieval/query.js"
-import { startEmbeddingStub, stubEmbedding } from "../stubs/openai-embeddings.js"
+import { stubEmbedding } from "../stubs/embedding.js"
+import { startProviderStub } from "../stubs/llm-providers.js"
 import { BENCH_KEY, percentile, startService } from "./support.js"
 
 const arg = (name: string, fallback: string) => {
@@ -138,7 +139,7 @@ const timeFloor = (dataRoot: string, withVectors: boolean) => {
 }
 
 const main = async () => {
-  const stub = await startEmbeddingStub({ dimensions: DIMENSIONS })
+  const stub = await startProviderStub({ provider: "openai", dimensions: DIMENSIONS })
   console.log(`search/context latency: ${QUERIES} LoCoMo questions per run, ${NodeOs.cpus().length} cores, server-side times`)
   console.log("facts      legs              route     p50 ms   p95 ms   p99 ms   floor p99   ratio p99   server RSS")
   for (const size of SIZES) {

@@ -18,6 +18,11 @@ export class Conflict extends Schema.TaggedError<Conflict>()("Conflict", fields)
 export class Unprocessable extends Schema.TaggedError<Unprocessable>()("Unprocessable", fields) {}
 export class NotImplemented extends Schema.TaggedError<NotImplemented>()("NotImplemented", fields) {}
 export class ProviderUnavailable extends Schema.TaggedError<ProviderUnavailable>()("ProviderUnavailable", fields) {}
+export class ProviderRateLimited extends Schema.TaggedError<ProviderRateLimited>()("ProviderRateLimited", fields) {}
+export class ProviderTimeout extends Schema.TaggedError<ProviderTimeout>()("ProviderTimeout", fields) {}
+export class ProviderEmptyContent extends Schema.TaggedError<ProviderEmptyContent>()("ProviderEmptyContent", fields) {}
+export class ProviderInvalidOutput extends Schema.TaggedError<ProviderInvalidOutput>()("ProviderInvalidOutput", fields) {}
+export class ServiceUnavailable extends Schema.TaggedError<ServiceUnavailable>()("ServiceUnavailable", fields) {}
 export class InvalidScope extends Schema.TaggedError<InvalidScope>()("InvalidScope", fields) {}
 export class ConfigInvalid extends Schema.TaggedError<ConfigInvalid>()("ConfigInvalid", fields) {}
 export class IngestFailed extends Schema.TaggedError<IngestFailed>()("IngestFailed", fields) {}
@@ -35,6 +40,11 @@ export type ApiError =
   | Unprocessable
   | NotImplemented
   | ProviderUnavailable
+  | ProviderRateLimited
+  | ProviderTimeout
+  | ProviderEmptyContent
+  | ProviderInvalidOutput
+  | ServiceUnavailable
   | InvalidScope
   | ConfigInvalid
   | IngestFailed
@@ -53,6 +63,11 @@ export const ERROR_CATALOGUE = {
   Unprocessable: { code: "unprocessable", status: 422 },
   NotImplemented: { code: "not_implemented", status: 501 },
   ProviderUnavailable: { code: "provider_unavailable", status: 400 },
+  ProviderRateLimited: { code: "provider_rate_limited", status: 400 },
+  ProviderTimeout: { code: "provider_timeout", status: 400 },
+  ProviderEmptyContent: { code: "provider_empty_content", status: 400 },
+  ProviderInvalidOutput: { code: "provider_invalid_output", status: 400 },
+  ServiceUnavailable: { code: "service_unavailable", status: 503 },
   InvalidScope: { code: "invalid_scope", status: 400 },
   ConfigInvalid: { code: "config_invalid", status: 400 },
   IngestFailed: { code: "ingest_failed", status: 400 },
@@ -104,7 +119,24 @@ export const ConflictWire = wire(Conflict)
 export const UnprocessableWire = wire(Unprocessable)
 export const NotImplementedWire = wire(NotImplemented)
 export const ProviderUnavailableWire = wire(ProviderUnavailable)
+export const ProviderRateLimitedWire = wire(ProviderRateLimited)
+export const ProviderTimeoutWire = wire(ProviderTimeout)
+export const ProviderEmptyContentWire = wire(ProviderEmptyContent)
+export const ProviderInvalidOutputWire = wire(ProviderInvalidOutput)
+export const ServiceUnavailableWire = wire(ServiceUnavailable)
 export const InvalidScopeWire = wire(InvalidScope)
 export const ConfigInvalidWire = wire(ConfigInvalid)
 export const IngestFailedWire = wire(IngestFailed)
 export const StoreUnavailableWire = wire(StoreUnavailable)
+
+/** What an LLM provider call can fail with; each is a `provider_*` code on the wire. */
+export type ProviderError = ProviderUnavailable | ProviderRateLimited | ProviderTimeout | ProviderEmptyContent | ProviderInvalidOutput
+
+/** Every provider failure in one declaration (all are 400), for the routes that call an LLM. */
+export const ProviderFailureWire = Schema.Union(
+  ProviderUnavailableWire,
+  ProviderRateLimitedWire,
+  ProviderTimeoutWire,
+  ProviderEmptyContentWire,
+  ProviderInvalidOutputWire
+).annotations({ ...HttpApiSchema.annotations({ status: 400 }), identifier: "ProviderFailure" })

@@ -27,11 +27,20 @@ export interface Settings {
     readonly model: Option.Option<string>
     readonly apiKey: Option.Option<Redacted.Redacted>
     readonly baseUrl: Option.Option<string>
+    /** One provider call's limit, each attempt on its own. */
+    readonly timeoutMs: number
+    /** Further attempts after a 429, a 5xx, a timeout or a malformed reply. */
+    readonly maxRetries: number
+    /** Sessions of one batch sent to the provider at once. */
+    readonly concurrency: number
   }
   readonly embed: {
     readonly provider: Option.Option<LlmProviderName>
     readonly model: Option.Option<string>
     readonly dimensions: Option.Option<number>
+    /** For an embedding provider other than the LLM's; the LLM's key and URL otherwise. */
+    readonly apiKey: Option.Option<Redacted.Redacted>
+    readonly baseUrl: Option.Option<string>
   }
   readonly mcp: { readonly allowWrite: boolean; readonly logLevel: string }
   readonly apiUrl: string
@@ -75,12 +84,17 @@ export const loadSettings = Effect.gen(function*() {
       provider: yield* choiceVar("SERVICE_LLM_PROVIDER", LLM_PROVIDERS, "openai"),
       model: yield* optionalStringVar("SERVICE_LLM_MODEL"),
       apiKey: yield* secretVar("SERVICE_LLM_API_KEY"),
-      baseUrl: yield* optionalStringVar("SERVICE_LLM_BASE_URL")
+      baseUrl: yield* optionalStringVar("SERVICE_LLM_BASE_URL"),
+      timeoutMs: yield* intVar("SERVICE_LLM_TIMEOUT_MS", 60_000, { min: 100, max: 600_000 }),
+      maxRetries: yield* intVar("SERVICE_LLM_MAX_RETRIES", 2, { min: 0, max: 10 }),
+      concurrency: yield* intVar("SERVICE_LLM_CONCURRENCY", 4, { min: 1, max: 64 })
     },
     embed: {
       provider: embedProvider,
       model: yield* optionalStringVar("SERVICE_EMBED_MODEL"),
-      dimensions: embedDimensions
+      dimensions: embedDimensions,
+      apiKey: yield* secretVar("SERVICE_EMBED_API_KEY"),
+      baseUrl: yield* optionalStringVar("SERVICE_EMBED_BASE_URL")
     },
     mcp: {
       allowWrite: yield* boolVar("SERVICE_MCP_ALLOW_WRITE", false),

@@ -1,6 +1,7 @@
 import { Effect } from "effect"
 import { Registry } from "prom-client"
 import { AppConfig } from "../config/AppConfig.js"
+import { countsOf } from "../llm/usage.js"
 import { LlmUsage } from "./LlmUsage.js"
 import { nearestRank, RequestMetrics } from "./RequestMetrics.js"
 import { StoreCache } from "./StoreCache.js"
@@ -65,9 +66,9 @@ export class Prometheus extends Effect.Service<Prometheus>()("Memory/Prometheus"
       "counter",
       async () => {
         const samples: Array<Sample> = []
-        const byOperation = await Effect.runPromise(usage.snapshot)
+        const { byOperation } = await Effect.runPromise(usage.snapshot)
         for (const operation of [...byOperation.keys()].sort()) {
-          for (const [kind, value] of Object.entries(byOperation.get(operation)!).sort(([a], [b]) => a.localeCompare(b))) {
+          for (const [kind, value] of Object.entries(countsOf(byOperation.get(operation)!)).sort(([a], [b]) => a.localeCompare(b))) {
             samples.push({ labels: { operation, kind }, value })
           }
         }

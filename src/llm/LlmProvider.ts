@@ -1,0 +1,99 @@
+import { FetchHttpClient, HttpClient } from "@effect/platform"
+import { Effect, Either, Option } from "effect"
+import { AppConfig, type LlmProviderName, type Settings } from "../config/AppConfig.js"
+import { LlmUsage } from "../services/LlmUsage.js"
+import { anthropicChat } from "./providers/anthropic.js"
+import { geminiChat, geminiEmbeddings } from "./providers/gemini.js"
+import { ollamaChat, ollamaEmbeddings } from "./providers/ollama.js"
+import { openAiChat, openAiEmbeddings } from "./providers/openai.js"
+import type { CallPolicy } from "./retry.js"
+import { structuredLlm } from "./structured.js"
+import type { ActiveLlm, ChatTransport, EmbedTransport } from "./types.js"
+
+const DEFAULT_BASE_URL: Record<LlmProviderName, string> = {
+  openai: "https://api.openai.com/v1",
+  anthropic: "https://api.anthropic.com",
+  gemini: "https://generativelanguage.googleapis.com",
+  ollama: "http://127.0.0.1:11434"
+}
+
+const DEFAULT_CHAT_MODEL: Record<LlmProviderName, string> = {
+  openai: "gpt-4o-mini",
+  anthropic: "claude-haiku-4-5",
+  gemini: "gemini-2.5-flash",
+  ollama: "llama3.1"
+}
+
+const DEFAULT_EMBED_MODEL: Record<Exclude<LlmProviderName, "anthropic">, string> = {
+  openai: "text-embedding-3-small",
+  gemini: "gemini-embedding-001",
+  ollama: "nomic-embed-text"
+}
+
+const baseUrl = (url: Option.Option<string>, provider: LlmProviderName) =>
+  Option.getOrElse(url, () => DEFAULT_BASE_URL[provider]).replace(/\/+$/, "")
+
+const chatTransport = (config: Settings, http: HttpClient.HttpClient, policy: CallPolicy): Either.Either<ChatTransport, string> => {
+  const { apiKey, provider } = config.llm
+  const model = Option.getOrElse(config.llm.model, () => DEFAULT_CHAT_MODEL[provider])
+  const url = baseUrl(config.llm.baseUrl, provider)
+  if (provider === "ollama") return Either.right(ollamaChat(http, { model, baseUrl: url, apiKey }))
+  if (Option.isNone(apiKey)) {
+    return Either.left(`no LLM is configured (SERVICE_LLM_API_KEY is unset for ${provider}; or set SERVICE_LLM_PROVIDER=ollama for a local model)`)
+  }
+  const endpoint = { model, baseUrl: url, apiKey: apiKey.value }
+  switch (provider) {
+    case "openai":
+      return Either.right(openAiChat(endpoint, policy))
+    case "anthropic":
+      return Either.right(anthropicChat(http, endpoint))
+    case "gemini":
+      return Either.right(geminiChat(http, endpoint))
+  }
+}
+
+/** The embedding provider defaults to the LLM's, and then shares its key and URL. */
+const embedTransport = (config: Settings, http: HttpClient.HttpClient, policy: CallPolicy): Either.Either<EmbedTransport, string> => {
+  const provider = Option.getOrElse(config.embed.provider, () => config.llm.provider)
+  if (provider === "anthropic") {
+    return Either.left("anthropic has no embeddings endpoint: set SERVICE_EMBED_PROVIDER (and SERVICE_EMBED_API_KEY) to openai, gemini or ollama")
+  }
+  const sameAsLlm = provider === config.llm.provider
+  const apiKey = Option.orElse(config.embed.apiKey, () => sameAsLlm ? config.llm.apiKey : Option.none())
+  const url = baseUrl(Option.orElse(config.embed.baseUrl, () => sameAsLlm ? config.llm.baseUrl : Option.none()), provider)
+  const model = Option.getOrElse(config.embed.model, () => DEFAULT_EMBED_MODEL[provider])
+  const dimensions = config.embed.dimensions
+  if (provider === "ollama") return Either.right(ollamaEmbeddings(http, { model, baseUrl: url, apiKey }, dimensions, policy))
+  if (Option.isNone(apiKey)) {
+    return Either.left(
+      sameAsLlm
+        ? "no embedding provider is configured (SERVICE_LLM_API_KEY is unset)"
+        : `no embedding provider is configured (SERVICE_EMBED_API_KEY is unset for ${provider})`
+    )
+  }
+  const endpoint = { model, baseUrl: url, apiKey: apiKey.value }
+  return Either.right(
+    provider === "openai" ? openAiEmbeddings(endpoint, dimensions, policy) : geminiEmbeddings(http, endpoint, dimensions, policy)
+  )
+}
+
+/**
+ * The configured LLM (structured generation with retries, usage recorded in the shared
+ * `LlmUsage`) and embedding transport, each absent with the reason when not configured.
+ */
+export class LlmProvider extends Effect.Service<LlmProvider>()("Memory/LlmProvider", {
+  effect: Effect.gen(function*() {
+    const config = yield* AppConfig
+    const usage = yield* LlmUsage
+    const http = yield* Effect.provide(HttpClient.HttpClient, FetchHttpClient.layer)
+    const policy: CallPolicy = { timeoutMs: config.llm.timeoutMs, maxRetries: config.llm.maxRetries }
+    const chat = chatTransport(config, http, policy)
+    const embeddings = embedTransport(config, http, policy)
+    return {
+      active: Option.map(Either.getRight(chat), (transport): ActiveLlm => structuredLlm(transport, policy, usage.record)),
+      reason: Either.getLeft(chat).pipe(Option.getOrElse(() => "")),
+      embeddings: Either.getRight(embeddings),
+      embeddingsReason: Either.getLeft(embeddings).pipe(Option.getOrElse(() => ""))
+    } as const
+  })
+}) {}

@@ -1,0 +1,94 @@
+import { Effect, Option, Redacted } from "effect"
+import OpenAI from "openai"
+import type { ProviderError } from "../../api/errors.js"
+import { type Origin, refused, statusFailure, timedOut, unreachable } from "../failures.js"
+import type { CallPolicy } from "../retry.js"
+import { embedInBatches } from "./http.js"
+import type { ChatTransport, EmbedTransport } from "../types.js"
+
+export interface OpenAiEndpoint {
+  readonly model: string
+  readonly baseUrl: string
+  readonly apiKey: Redacted.Redacted
+}
+
+const EMBED_BATCH = 64
+
+// Retries and their timing are ours (structured.ts), so the SDK makes exactly one attempt.
+const client = (endpoint: OpenAiEndpoint, policy: CallPolicy) =>
+  new OpenAI({ apiKey: Redacted.value(endpoint.apiKey), baseURL: endpoint.baseUrl, maxRetries: 0, timeout: policy.timeoutMs })
+
+/** The SDK's errors as ours; the provider's message is not passed on (some echo part of the key). */
+const failure = (origin: Origin, timeoutMs: number) => (error: unknown): ProviderError => {
+  if (error instanceof OpenAI.APIConnectionTimeoutError) return timedOut(origin, timeoutMs)
+  if (error instanceof OpenAI.APIConnectionError) return unreachable(origin)
+  if (error instanceof OpenAI.APIError && error.status !== undefined) {
+    return statusFailure(origin, error.status, { code: error.type ?? error.code ?? undefined, retryAfter: error.headers?.get("retry-after") })
+  }
+  return refused(origin, "the SDK could not complete the call")
+}
+
+/** A JSON-schema name as the API accepts it. */
+const schemaName = (name: string) => name.replace(/[^A-Za-z0-9_-]/g, "_").slice(0, 64) || "reply"
+
+export const openAiChat = (endpoint: OpenAiEndpoint, policy: CallPolicy): ChatTransport => {
+  const openai = client(endpoint, policy)
+  const origin: Origin = { provider: "openai", model: endpoint.model }
+  return {
+    ...origin,
+    chat: (request) =>
+      Effect.tryPromise({
+        try: (signal) =>
+          openai.chat.completions.create({
+            model: endpoint.model,
+            messages: [{ role: "system", content: request.system }, { role: "user", content: request.user }],
+            response_format: { type: "json_schema", json_schema: { name: schemaName(request.schemaName), strict: true, schema: request.jsonSchema } },
+            max_completion_tokens: request.maxTokens,
+            temperature: request.temperature
+          }, { signal }),
+        catch: failure(origin, policy.timeoutMs)
+      }).pipe(Effect.map((response) => {
+        const message = response.choices[0]?.message
+        const usage = response.usage
+        // A refusal is not the requested document: it counts as no content.
+        const text = message === undefined || (message.refusal ?? "") !== "" ? "" : (message.content ?? "")
+        return {
+          text,
+          usage: {
+            phase: request.phase,
+            model: endpoint.model,
+            served_model: response.model,
+            usage_available: usage !== undefined,
+            prompt_tokens: usage?.prompt_tokens ?? 0,
+            completion_tokens: usage?.completion_tokens ?? 0,
+            total_tokens: usage?.total_tokens ?? 0,
+            cached_input_tokens: usage?.prompt_tokens_details?.cached_tokens ?? 0,
+            cache_creation_input_tokens: 0
+          }
+        }
+      }))
+  }
+}
+
+export const openAiEmbeddings = (endpoint: OpenAiEndpoint, dimensions: Option.Option<number>, policy: CallPolicy): EmbedTransport => {
+  const openai = client(endpoint, policy)
+  const origin: Origin = { provider: "openai", model: endpoint.model }
+  const request = (input: ReadonlyArray<string>) =>
+    Effect.tryPromise({
+      try: (signal) =>
+        openai.embeddings.create({
+          model: endpoint.model,
+          input: [...input],
+          encoding_format: "float",
+          ...Option.match(dimensions, { onNone: () => ({}), onSome: (n) => ({ dimensions: n }) })
+        }, { signal }),
+      catch: failure(origin, policy.timeoutMs)
+    }).pipe(
+      Effect.map((response) => [...response.data].sort((a, b) => a.index - b.index).map((item) => Float32Array.from(item.embedding))),
+      Effect.withSpan("LlmProvider.embed", { attributes: { provider: "openai", model: endpoint.model, inputs: input.length } })
+    )
+  return {
+    ...origin,
+    embed: embedInBatches(origin, EMBED_BATCH, policy, request)
+  }
+}

@@ -1,0 +1,65 @@
+import { Effect, Schema } from "effect"
+import { ProviderEmptyContent, type ProviderError, ProviderInvalidOutput } from "../api/errors.js"
+import type { LlmOperation } from "../services/LlmUsage.js"
+import type { Origin } from "./failures.js"
+import { providerJsonSchema } from "./jsonSchema.js"
+import { type CallPolicy, withPolicy } from "./retry.js"
+import type { ActiveLlm, ChatRequest, ChatTransport, Generated, StructuredRequest } from "./types.js"
+import type { CallUsage } from "./usage.js"
+
+export type RecordCall = (operation: LlmOperation, call: CallUsage) => Effect.Effect<void>
+
+const emptyContent = (origin: Origin) =>
+  new ProviderEmptyContent({ message: `${origin.provider} sent no content`, details: { ...origin } })
+
+const invalidOutput = (origin: Origin, schemaName: string, attempts: number) =>
+  new ProviderInvalidOutput({
+    message: `${origin.provider}'s reply is not JSON matching the ${schemaName} schema`,
+    details: { ...origin, schema: schemaName, attempts }
+  })
+
+/**
+ * One structured task: the input as JSON in the user message, the reply decoded with the task's
+ * schema. Transient failures and malformed replies share one retry budget; every reply is recorded
+ * as it arrives.
+ */
+export const generate = <A, I>(
+  transport: ChatTransport,
+  policy: CallPolicy,
+  record: RecordCall,
+  request: StructuredRequest<A, I>
+): Effect.Effect<Generated<A>, ProviderError> =>
+  Effect.suspend(() => {
+    const origin: Origin = { provider: transport.provider, model: transport.model }
+    const calls: Array<CallUsage> = []
+    const decode = Schema.decodeUnknown(Schema.parseJson(request.schema))
+    const chat: ChatRequest = {
+      phase: request.phase,
+      system: request.system,
+      user: JSON.stringify(request.input) ?? "null",
+      schemaName: request.schemaName,
+      jsonSchema: providerJsonSchema(request.schema),
+      maxTokens: request.maxTokens,
+      temperature: request.temperature
+    }
+    const attempt = transport.chat(chat).pipe(
+      Effect.tap((reply) => {
+        calls.push(reply.usage)
+        return record(request.operation, reply.usage)
+      }),
+      Effect.flatMap((reply): Effect.Effect<A, ProviderError> =>
+        reply.text.trim() === ""
+          ? Effect.fail(emptyContent(origin))
+          : Effect.mapError(decode(reply.text), () => invalidOutput(origin, request.schemaName, calls.length)))
+    )
+    return Effect.map(withPolicy(origin, policy, attempt), (value) => ({ value, calls: [...calls] }))
+  }).pipe(
+    Effect.withSpan("Llm.generate", { attributes: { provider: transport.provider, model: transport.model, phase: request.phase } })
+  )
+
+/** The configured chat transport as structured generation. */
+export const structuredLlm = (transport: ChatTransport, policy: CallPolicy, record: RecordCall): ActiveLlm => ({
+  provider: transport.provider,
+  model: transport.model,
+  generate: (request) => generate(transport, policy, record, request)
+})
