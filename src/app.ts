@@ -3,6 +3,8 @@ import { AppConfig, type LogLevelName } from "./config/AppConfig.js"
 import { HttpLive } from "./http/server.js"
 import { LlmProvider } from "./llm/LlmProvider.js"
 import { AdminViews } from "./services/AdminViews.js"
+import { Answerer } from "./services/Answerer.js"
+import { BatchIngest } from "./services/BatchIngest.js"
 import { ApiKeys } from "./services/ApiKeys.js"
 import { ContextBuilder } from "./services/ContextBuilder.js"
 import { Embedder } from "./services/Embedder.js"
@@ -55,14 +57,20 @@ const StoresLive = Layer.merge(StoreCache.Default, LlmLive)
 
 const ObservabilityLive = Prometheus.Default.pipe(Layer.provideMerge(RequestMetrics.Default))
 
+// Layers are built once per reference: the services below share one Ingest and one Retrieval.
+const WritesLive = BatchIngest.Default.pipe(Layer.provideMerge(Ingest.Default))
+
+const AnswerLive = Answerer.Default.pipe(Layer.provideMerge(Retrieval.Default))
+
 const DomainLive = Layer.mergeAll(
-  Ingest.Default,
+  WritesLive,
   MemoryReads.Default,
   MemoryWrites.Default,
   AdminViews.Default,
   ContextBuilder.Default.pipe(Layer.provideMerge(Retrieval.Default)),
+  AnswerLive,
   ObservabilityLive,
-  JobRunnerLive.pipe(Layer.provide(Ingest.Default))
+  JobRunnerLive.pipe(Layer.provide(Layer.mergeAll(WritesLive, AnswerLive)))
 )
 
 const ServicesLive = DomainLive.pipe(Layer.provideMerge(StoresLive), Layer.provideMerge(ControlServicesLive))

@@ -3,26 +3,10 @@ import { Effect } from "effect"
 import * as NodeFs from "node:fs"
 import * as NodePath from "node:path"
 import type { TurnRow } from "../src/store/user/retrieval.js"
-import { apiClient, authHeaders, rawFetch, startServer } from "./support/server.js"
+import { apiClient, authHeaders, rawFetch, sendJson, startServer, waitForJob } from "./support/server.js"
 import { queryStore } from "./support/stores.js"
 
-const post = (baseUrl: string, body: unknown) =>
-  rawFetch(`${baseUrl}/v1/memories`, {
-    method: "POST",
-    headers: { ...authHeaders(), "content-type": "application/json" },
-    body: JSON.stringify(body)
-  })
-
-const waitForJob = (baseUrl: string, jobId: string) =>
-  Effect.gen(function*() {
-    for (let i = 0; i < 200; i++) {
-      const job = yield* rawFetch(`${baseUrl}/v1/jobs/${jobId}`, { headers: authHeaders() })
-      const status = (job.body as { status: string }).status
-      if (status === "succeeded" || status === "failed") return job.body as Record<string, unknown>
-      yield* Effect.sleep("20 millis")
-    }
-    return yield* Effect.dieMessage(`job ${jobId} did not finish`)
-  })
+const post = (baseUrl: string, body: unknown) => sendJson(`${baseUrl}/v1/memories`, body)
 
 describe("POST /v1/memories with infer=false", () => {
   it.scoped("sync: stores the non-empty turns verbatim with one span each and answers the counts", () =>

@@ -23,13 +23,16 @@ describe("OpenAPI and /docs", () => {
         "/v1/admin/keys/{key_id}",
         "/v1/admin/requests",
         "/v1/admin/stats",
+        "/v1/answer",
         "/v1/context",
         "/v1/events",
         "/v1/jobs/{job_id}",
         "/v1/memories",
+        "/v1/memories/batch",
         "/v1/memories/{memory_id}",
         "/v1/metrics",
-        "/v1/search"
+        "/v1/search",
+        "/v1/usage"
       ])
       const getJob = document.paths["/v1/jobs/{job_id}"]!.get!
       expect(Object.keys(getJob.responses).sort()).toEqual(["200", "401", "404", "413", "422", "500"])
@@ -38,6 +41,8 @@ describe("OpenAPI and /docs", () => {
       const add = document.paths["/v1/memories"]!.post!
       expect(Object.keys(add.responses).sort()).toEqual(["200", "202", "400", "401", "413", "422", "500", "503"])
       expect(JSON.stringify(add.responses["400"])).toContain("InvalidScope")
+      expect(JSON.stringify(add.responses["400"])).toContain("ProviderRateLimited")
+      expect(Object.keys(document.paths["/v1/answer"]!.post!.responses)).toContain("503")
       expect(JSON.stringify(document)).not.toContain("HttpApiDecodeError")
     }))
 

@@ -53,7 +53,9 @@ describe("PATCH /v1/memories/{id}", () => {
       expect((yield* get(`${baseUrl}/v1/memories/fact_home?user_id=alice`)).body).toMatchObject({ status: "superseded", valid_until: "2024-06-01" })
       const listed = (yield* get(`${baseUrl}/v1/memories?user_id=alice`)).body as { memories: Array<{ id: string }> }
       expect(listed.memories.map((m) => m.id)).toEqual([newId])
-      expect(queryStore(dataRoot, "alice", "SELECT src_fact_id, dst_id, edge_type FROM edges")).toEqual([
+      // The new version keeps the old one's entities (and their edges) and points at what it supersedes.
+      expect(queryStore(dataRoot, "alice", "SELECT src_fact_id, dst_id, edge_type FROM edges ORDER BY edge_type")).toEqual([
+        { src_fact_id: newId, dst_id: "entity_alice", edge_type: "SUBJECT_OF" },
         { src_fact_id: newId, dst_id: "fact_home", edge_type: "SUPERSEDES" }
       ])
       expect(queryStore(dataRoot, "alice", "SELECT span_id FROM fact_sources WHERE fact_id = ?", newId)).toEqual([{ span_id: "span_fix-1_1" }])

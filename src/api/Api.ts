@@ -1,6 +1,7 @@
 import { HttpApi, OpenApi } from "@effect/platform"
 import { SERVICE_VERSION } from "../version.js"
 import { AdminApi } from "./AdminApi.js"
+import { AnswerApi } from "./AnswerApi.js"
 import { InternalErrorWire, PayloadTooLargeWire, ValidationErrorWire } from "./errors.js"
 import { EventsApi } from "./EventsApi.js"
 import { HealthApi } from "./HealthApi.js"
@@ -15,6 +16,7 @@ export class MemoryApi extends HttpApi.make("memory-service")
   .add(HealthApi)
   .add(MemoriesApi)
   .add(RetrievalApi)
+  .add(AnswerApi)
   .add(EventsApi)
   .add(JobsApi)
   .add(ObservabilityApi)

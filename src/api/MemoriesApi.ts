@@ -1,5 +1,5 @@
 import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "@effect/platform"
-import { Schema } from "effect"
+import { JSONSchema, Schema } from "effect"
 import { Authentication } from "./Authentication.js"
 import {
   ConfigInvalidWire,
@@ -9,7 +9,7 @@ import {
   InvalidScopeWire,
   NotFoundWire,
   NotImplementedWire,
-  ProviderUnavailableWire,
+  ProviderFailureWire,
   StoreUnavailableWire,
   UnprocessableWire
 } from "./errors.js"
@@ -82,6 +82,43 @@ export class Memory extends Schema.Class<Memory>("Memory")({
   metadata: Schema.Record({ key: Schema.String, value: Schema.Unknown })
 }) {}
 
+/** One session of a batch: the fields of a single add that describe a conversation. */
+export const BatchSession = Schema.Struct({
+  messages: Schema.Array(Message).pipe(Schema.minItems(1)),
+  session_id: Schema.optional(Schema.NullOr(Schema.String)),
+  session_time: Schema.optional(SessionTime)
+}).annotations(forbidExtra)
+export type BatchSession = typeof BatchSession.Type
+
+export const BATCH_MAX_SESSIONS = 500
+
+export const BatchAddRequest = Schema.Struct({
+  ...ScopeFields,
+  // Each session is validated on its own, so one malformed session fails alone, as an item.
+  sessions: Schema.Array(Schema.Unknown.annotations({ jsonSchema: JSONSchema.make(BatchSession) })).pipe(
+    Schema.minItems(1),
+    Schema.maxItems(BATCH_MAX_SESSIONS)
+  ),
+  infer: Schema.optionalWith(Schema.Boolean, { default: () => true }),
+  async_mode: Schema.optionalWith(Schema.Boolean, { default: () => true })
+}).annotations(forbidExtra)
+export type BatchAddRequest = typeof BatchAddRequest.Type
+
+export class BatchItemResult extends Schema.Class<BatchItemResult>("BatchItemResult")({
+  index: Schema.Int,
+  ok: Schema.Boolean,
+  session_id: Schema.NullOr(Schema.String),
+  facts_extracted: Schema.Int,
+  /** `"<code>: <message>"` when the session failed. */
+  error: Schema.NullOr(Schema.String)
+}) {}
+
+export class BatchAddResult extends Schema.Class<BatchAddResult>("BatchAddResult")({
+  succeeded: Schema.Int,
+  failed: Schema.Int,
+  results: Schema.Array(BatchItemResult)
+}) {}
+
 export class MemoryList extends Schema.Class<MemoryList>("MemoryList")({
   memories: Schema.Array(Memory),
   total: Schema.Int,
@@ -132,11 +169,24 @@ export class MemoriesApi extends HttpApiGroup.make("memories")
       .addError(InvalidScopeWire)
       .addError(ConfigInvalidWire)
       .addError(IngestFailedWire)
-      .addError(ProviderUnavailableWire)
+      .addError(ProviderFailureWire)
       .addError(StoreUnavailableWire)
       .annotate(
         OpenApi.Description,
-        "Ingest a conversation. async_mode (default true) answers 202 with a job to poll; false answers 200 with counts. infer=false stores the turns verbatim and needs no LLM."
+        "Ingest a conversation. async_mode (default true) answers 202 with a job to poll; false answers 200 with counts. infer=true (default) extracts facts with the configured LLM and reconciles them with current memories (add, supersede, merge); infer=false stores the turns verbatim and needs no LLM."
+      )
+  )
+  .add(
+    HttpApiEndpoint.post("addBatch", "/v1/memories/batch")
+      .setPayload(BatchAddRequest)
+      .addSuccess(BatchAddResult)
+      .addSuccess(JobAccepted, { status: 202 })
+      .addError(InvalidScopeWire)
+      .addError(ConfigInvalidWire)
+      .addError(StoreUnavailableWire)
+      .annotate(
+        OpenApi.Description,
+        "Ingest 1..500 sessions of one user. Each session is attempted on its own: a session that fails validation or extraction is a failed item (error \"<code>: <message>\"), never the whole batch. async_mode (default true) answers 202 with an ingest_batch job whose result is the per-item report."
       )
   )
   .add(
@@ -167,11 +217,12 @@ export class MemoriesApi extends HttpApiGroup.make("memories")
       .addError(UnprocessableWire)
       .addError(InvalidScopeWire)
       .addError(IngestFailedWire)
-      .addError(ProviderUnavailableWire)
+      .addError(ConfigInvalidWire)
+      .addError(ProviderFailureWire)
       .addError(StoreUnavailableWire)
       .annotate(
         OpenApi.Description,
-        "Correct a memory by superseding it: a new version is written and the old one closed with valid_until, linked by SUPERSEDES; nothing is rewritten in place. An archived target is 404, a superseded one 409."
+        "Correct a memory by superseding it: with an LLM configured the content goes through extraction (the newest fact extracted is the new version, 422 when none is), otherwise it is stored verbatim; a new version is written and the old one closed with valid_until, linked by SUPERSEDES; nothing is rewritten in place. An archived target is 404, a superseded one 409."
       )
   )
   .add(

@@ -8,6 +8,7 @@ import { AuthenticationLive } from "./authentication.js"
 import { corsPolicy } from "./cors.js"
 import { edgeLayer } from "./edge.js"
 import { AdminLive } from "./handlers/admin.js"
+import { AnswerLive } from "./handlers/answer.js"
 import { EventsLive } from "./handlers/events.js"
 import { HealthLive } from "./handlers/health.js"
 import { JobsLive } from "./handlers/jobs.js"
@@ -40,7 +41,7 @@ export const makeNodeServer = () => {
 }
 
 const ApiLive = HttpApiBuilder.api(MemoryApi).pipe(
-  Layer.provide([HealthLive, MemoriesLive, RetrievalLive, EventsLive, JobsLive, ObservabilityLive, AdminLive]),
+  Layer.provide([HealthLive, MemoriesLive, RetrievalLive, AnswerLive, EventsLive, JobsLive, ObservabilityLive, AdminLive]),
   Layer.provide(AuthenticationLive)
 )
 

@@ -1,17 +1,20 @@
-import { Clock, Effect, Schema } from "effect"
+import { Clock, Effect, Option, Schema } from "effect"
 import * as NodeCrypto from "node:crypto"
 import { ConfigInvalid } from "../api/errors.js"
 import { AddMemoriesResult, type AddMemoriesRequest, JobAccepted } from "../api/MemoriesApi.js"
-import { AppConfig } from "../config/AppConfig.js"
+import { LlmProvider } from "../llm/LlmProvider.js"
+import type { ActiveLlm } from "../llm/types.js"
+import { normalizeText } from "../retrieval/fusion.js"
 import { appliedJobResult, markJobApplied } from "../store/user/appliedJobs.js"
 import { insertEvent } from "../store/user/events.js"
-import { appendTurns } from "../store/user/turns.js"
 import { utcTimestamp } from "../util/timestamps.js"
 import type { AuditContext } from "./AuditContext.js"
 import { Embedder } from "./Embedder.js"
-import { embedForWrite, storeVectors } from "./embedWrites.js"
+import { embedForWrite } from "./embedWrites.js"
+import { type CleanFact, extractFacts, reconcileFacts } from "./Extractor.js"
 import { Jobs } from "./Jobs.js"
 import { resolveSessionTime } from "./memoryRecords.js"
+import { type FactPlan, writeSession } from "./sessionWrites.js"
 import { StoreCache, validateUserId } from "./StoreCache.js"
 
 /** An ingest with everything resolved (session id and time included), as a job replays it. */
@@ -25,74 +28,122 @@ export const PreparedIngest = Schema.Struct({
     run_id: Schema.NullOr(Schema.String),
     project_id: Schema.NullOr(Schema.String)
   }),
+  // Jobs accepted before extraction existed carry no flag: they stored turns verbatim.
+  infer: Schema.optionalWith(Schema.Boolean, { default: () => false }),
   audit: Schema.Struct({ actor: Schema.String, requestId: Schema.NullOr(Schema.String) })
 })
 export type PreparedIngest = typeof PreparedIngest.Type
 
-const newSessionId = () => NodeCrypto.randomUUID().replaceAll("-", "")
+export const newSessionId = () => NodeCrypto.randomUUID().replaceAll("-", "")
 
 /** "" means unset on the routes that honour scope keys. */
 const scopeValue = (value: string | null | undefined) => (value === undefined || value === "" ? null : value)
 
+/** One fact per statement: a model that says the same thing twice in a session is heard once. */
+const distinctFacts = (facts: ReadonlyArray<CleanFact>) => [...new Map(facts.map((fact) => [normalizeText(fact.statement), fact])).values()]
+
 /**
  * Writes conversations into users' stores. infer=false keeps the turns verbatim (no LLM at
- * all); extraction (infer=true) needs an LLM provider.
+ * all); infer=true also extracts facts with the configured LLM and reconciles them with what the
+ * store already knows. Provider calls happen before the write's transaction, which holds the
+ * turns, the facts, their audit events and (for a job) its applied mark: all or nothing.
  */
 export class Ingest extends Effect.Service<Ingest>()("Memory/Ingest", {
   effect: Effect.gen(function*() {
-    const config = yield* AppConfig
     const stores = yield* StoreCache
     const jobs = yield* Jobs
     const embedder = yield* Embedder
+    const llm = yield* LlmProvider
 
-    const prepare = (request: AddMemoriesRequest, audit: AuditContext) =>
+    const extractorNeeded = new ConfigInvalid({
+      message: `extraction (infer=true) needs an LLM provider: ${llm.reason}; or send infer=false to store the turns verbatim`,
+      details: { infer: true }
+    })
+
+    /** The configured LLM, or why extraction cannot run. */
+    const requireLlm = Option.match(llm.active, { onNone: () => Effect.fail(extractorNeeded), onSome: Effect.succeed })
+
+    const prepare = (request: Omit<AddMemoriesRequest, "async_mode">, audit: AuditContext) =>
       Effect.gen(function*() {
         const userId = yield* validateUserId(request.user_id)
         const sessionTime = yield* resolveSessionTime(request.session_time)
-        if (request.infer) {
-          return yield* new ConfigInvalid({
-            message: config.llm.apiKey._tag === "None"
-              ? "extraction (infer=true) needs an LLM provider: set SERVICE_LLM_API_KEY, or send infer=false to store the turns verbatim"
-              : "extraction (infer=true) is not available in this build: send infer=false to store the turns verbatim",
-            details: { infer: true }
-          })
-        }
+        if (request.infer) yield* requireLlm
         return {
           userId,
           sessionId: request.session_id ?? newSessionId(),
           sessionTime,
           turns: request.messages.filter((message) => message.content.trim() !== ""),
           scope: { agent_id: scopeValue(request.agent_id), run_id: scopeValue(request.run_id), project_id: scopeValue(request.project_id) },
+          infer: request.infer,
           audit
         } satisfies PreparedIngest
       })
 
-    /** One transaction: the turns, their spans, the audit event and (for a job) its applied mark. */
+    /** Extracted facts, each with its vector and what to do with it. */
+    const planFacts = (active: ActiveLlm, prepared: PreparedIngest) =>
+      Effect.gen(function*() {
+        const extracted = yield* extractFacts(active, prepared)
+        const facts = distinctFacts(extracted.facts)
+        const vectors = yield* embedForWrite(embedder.active, facts.map((fact) => fact.statement))
+        const { decisions } = yield* reconcileFacts(active, stores, { ...prepared, facts, vectors, scope: prepared.scope })
+        return facts.map((fact, i): FactPlan => ({
+          fact,
+          decision: decisions[i]!,
+          vector: Option.isSome(vectors) ? vectors.value[i] : undefined
+        }))
+      })
+
+    const decodeResult = (text: string) => Schema.decodeUnknown(Schema.parseJson(AddMemoriesResult))(text).pipe(Effect.orDie)
+
     const apply = (prepared: PreparedIngest, jobId: string | null) =>
       Effect.gen(function*() {
-        // Embeddings are fetched before the transaction, so no provider call holds the store.
-        const vectors = yield* embedForWrite(embedder.active, prepared.turns.map((turn) => turn.content))
+        // A resumed job whose write committed before the crash is answered without calling anyone.
+        if (jobId !== null) {
+          const applied = yield* stores.read(prepared.userId, ({ sql }) => appliedJobResult(sql, jobId), () => undefined)
+          if (applied !== undefined) return yield* decodeResult(applied)
+        }
+        const turnVectors = yield* embedForWrite(embedder.active, prepared.turns.map((turn) => turn.content))
+        const plans = prepared.infer ? yield* Effect.flatMap(requireLlm, (active) => planFacts(active, prepared)) : []
+        const extractedBy = Option.match(llm.active, {
+          onNone: () => ({}),
+          onSome: (active) => ({ provider: active.provider, model: active.model })
+        })
         return yield* stores.write(prepared.userId, ({ sql }) =>
           sql.withTransaction(Effect.gen(function*() {
             if (jobId !== null) {
               const applied = yield* appliedJobResult(sql, jobId)
-              if (applied !== undefined) return yield* Schema.decodeUnknown(Schema.parseJson(AddMemoriesResult))(applied).pipe(Effect.orDie)
+              if (applied !== undefined) return yield* decodeResult(applied)
             }
-            const now = utcTimestamp(yield* Clock.currentTimeMillis)
-            const { seqs, written } = yield* appendTurns(sql, { ...prepared, now })
-            yield* storeVectors(sql, embedder.active, "turn", seqs, vectors)
+            const millis = yield* Clock.currentTimeMillis
+            const now = utcTimestamp(millis)
+            const written = yield* writeSession(sql, embedder.active, {
+              ...prepared,
+              turnVectors,
+              plans,
+              extractedBy,
+              now,
+              epochSeconds: millis / 1000
+            })
             const result = new AddMemoriesResult({
               session_id: prepared.sessionId,
-              facts_extracted: 0,
-              spans_written: written,
-              turns_written: written
+              facts_extracted: plans.length,
+              spans_written: written.turnsWritten,
+              turns_written: written.turnsWritten
             })
             yield* insertEvent(sql, {
               type: "memory_add",
               memoryId: null,
               sessionId: prepared.sessionId,
-              reason: `${written} turns stored verbatim (infer=false)`,
-              details: { action: "store_turns", infer: false, turns_written: written, job_id: jobId }
+              reason: prepared.infer
+                ? `${written.turnsWritten} turns stored, ${plans.length} facts extracted`
+                : `${written.turnsWritten} turns stored verbatim (infer=false)`,
+              details: {
+                action: "store_turns",
+                infer: prepared.infer,
+                turns_written: written.turnsWritten,
+                facts_extracted: plans.length,
+                job_id: jobId
+              }
             }, prepared.audit, now)
             if (jobId !== null) yield* markJobApplied(sql, jobId, Schema.encodeSync(AddMemoriesResult)(result), now)
             return result
@@ -100,6 +151,9 @@ export class Ingest extends Effect.Service<Ingest>()("Memory/Ingest", {
       }).pipe(Effect.catchTag("SqlError", Effect.die))
 
     return {
+      prepare,
+      apply,
+
       /** Ingests and answers with the counts (async_mode false). */
       now: (request: AddMemoriesRequest, audit: AuditContext) =>
         Effect.flatMap(prepare(request, audit), (prepared) => apply(prepared, null)).pipe(Effect.withSpan("Ingest.now")),

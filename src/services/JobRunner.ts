@@ -1,6 +1,8 @@
 import { Cause, Effect, Exit, Layer, Option, Queue } from "effect"
 import { errorLine, isApiError } from "../api/errors.js"
 import type { JobKind } from "../api/JobsApi.js"
+import { Answerer } from "./Answerer.js"
+import { BatchIngest } from "./BatchIngest.js"
 import { Ingest } from "./Ingest.js"
 import { Jobs } from "./Jobs.js"
 
@@ -26,7 +28,13 @@ export const JobRunnerLive = Layer.scopedDiscard(
   Effect.gen(function*() {
     const jobs = yield* Jobs
     const ingest = yield* Ingest
-    const handlers: Partial<Record<JobKind, JobHandler>> = { ingest: ingest.runJob }
+    const batch = yield* BatchIngest
+    const answerer = yield* Answerer
+    const handlers: Partial<Record<JobKind, JobHandler>> = {
+      ingest: ingest.runJob,
+      ingest_batch: batch.runJob,
+      answer: answerer.runJob
+    }
 
     const run = (jobId: string) =>
       Effect.gen(function*() {

@@ -1,18 +1,20 @@
 import { Clock, Effect, Option } from "effect"
-import * as NodeCrypto from "node:crypto"
 import { Conflict, Forbidden, NotFound, NotImplemented, Unprocessable } from "../api/errors.js"
 import { DeleteResult, type UpdateMemoryRequest, UpdateResult, UserDeleteResult } from "../api/MemoriesApi.js"
 import { AppConfig } from "../config/AppConfig.js"
 import { insertEvent } from "../store/user/events.js"
-import { FactQueries } from "../store/user/facts.js"
+import { LlmProvider } from "../llm/LlmProvider.js"
+import { entitiesOf } from "../store/user/factWrites.js"
+import { FactQueries, type FactRow } from "../store/user/facts.js"
 import { purgeFact } from "../store/user/purge.js"
-import { supersedeFact } from "../store/user/supersede.js"
-import { appendTurns, spanId } from "../store/user/turns.js"
 import { utcTimestamp } from "../util/timestamps.js"
 import type { AuditContext } from "./AuditContext.js"
 import { Embedder } from "./Embedder.js"
-import { embedForWrite, storeVectors } from "./embedWrites.js"
+import { embedForWrite } from "./embedWrites.js"
+import { type CleanFact, extractFacts } from "./Extractor.js"
+import { newSessionId } from "./Ingest.js"
 import { inScope, resolveSessionTime, scopeFilter, type ScopeParams, toMemory } from "./memoryRecords.js"
+import { type FactPlan, writeSession } from "./sessionWrites.js"
 import { StoreCache, validateUserId } from "./StoreCache.js"
 
 const NOTHING_PURGED = { vectors: 0, fact_entity_roles: 0, fact_edges: 0, fact_sources: 0 }
@@ -23,6 +25,11 @@ export class MemoryWrites extends Effect.Service<MemoryWrites>()("Memory/MemoryW
     const config = yield* AppConfig
     const stores = yield* StoreCache
     const embedder = yield* Embedder
+    const llm = yield* LlmProvider
+    const nothingExtracted = new Unprocessable({
+      message: "no memory could be extracted from `content` — refusing to close the existing one, which would leave no current version",
+      details: {}
+    })
     const purgeForbidden = new Forbidden({
       message: "purge is disabled on this deployment; unset ?purge=true to archive instead, or set SERVICE_ALLOW_PURGE=true",
       details: {}
@@ -76,73 +83,87 @@ export class MemoryWrites extends Effect.Service<MemoryWrites>()("Memory/MemoryW
           }))
       )
 
+    /** The memory a correction targets, if it can be corrected: current, and within the request's scope. */
+    const correctable = (old: FactRow | undefined, memoryId: string, request: UpdateMemoryRequest) => {
+      if (old === undefined || old.status === "archived" || !inScope(old, scopeFilter(request))) {
+        return Effect.fail(new NotFound({ message: `memory '${memoryId}' not found`, details: {} }))
+      }
+      if (old.status !== "active") {
+        return Effect.fail(
+          new Conflict({
+            message: `memory '${memoryId}' is ${old.status}${old.superseded_by === null ? "" : ` by '${old.superseded_by}'`}; correct its current version instead`,
+            details: { status: old.status, superseded_by: old.superseded_by }
+          })
+        )
+      }
+      return Effect.succeed(old)
+    }
+
     /**
-     * Supersedes a memory with a corrected version, stored verbatim: the correction is kept as a
-     * one-turn session, which is the new version's source. One transaction with both events.
+     * Supersedes a memory with a corrected version: the correction is kept as a one-turn session,
+     * the new version's source. One transaction with the events of both.
      */
     const update = (memoryId: string, request: UpdateMemoryRequest, audit: AuditContext) =>
       Effect.gen(function*() {
         const userId = yield* validateUserId(request.user_id)
         const sessionTime = yield* resolveSessionTime(request.session_time)
         const content = request.content.trim()
-        if (content === "") {
-          return yield* new Unprocessable({
-            message: "no memory could be extracted from `content` — refusing to close the existing one, which would leave no current version",
-            details: {}
-          })
-        }
-        const notFound = new NotFound({ message: `memory '${memoryId}' not found`, details: {} })
-        const vectors = yield* embedForWrite(embedder.active, [content])
-        return yield* stores.read(userId, ({ sql }) =>
+        if (content === "") return yield* nothingExtracted
+        const found = yield* stores.read(userId, ({ sql }) =>
+          Effect.all({ fact: FactQueries(sql).find(memoryId), entities: entitiesOf(sql, memoryId) }), () => ({ fact: undefined, entities: [] }))
+        const old = yield* correctable(found.fact, memoryId, request)
+        const sessionId = request.session_id ?? newSessionId()
+        const turns = [{ role: "user", content }]
+        const replaces = { action: "update" as const, target: old, reason: `corrected by ${audit.actor} in session ${sessionId}` }
+        const facts: ReadonlyArray<CleanFact> = yield* Option.match(llm.active, {
+          onNone: () =>
+            Effect.succeed([{
+              statement: content,
+              kind: old.kind as CleanFact["kind"],
+              confidence: 1,
+              occurred: sessionTime,
+              timePrecision: null,
+              turns: [1],
+              entities: found.entities,
+              predicate: ""
+            }]),
+          onSome: (active) => Effect.map(extractFacts(active, { sessionId, sessionTime, turns }), (extracted) => extracted.facts)
+        })
+        if (facts.length === 0) return yield* nothingExtracted
+        // The newest fact the correction states is the memory's new version.
+        const winner = facts.reduce((best, fact, i) => (fact.occurred ?? "") >= (facts[best]!.occurred ?? "") ? i : best, 0)
+        const vectors = yield* embedForWrite(embedder.active, [content, ...facts.map((fact) => fact.statement)])
+        const plans = facts.map((fact, i): FactPlan => ({
+          fact,
+          decision: i === winner ? replaces : { action: "add" },
+          vector: Option.isSome(vectors) ? vectors.value[i + 1] : undefined,
+          metadata: i === winner ? { corrects: memoryId, ...(Option.isNone(llm.active) ? { time_source: "session_time" } : {}) } : {}
+        }))
+        return yield* stores.write(userId, ({ sql }) =>
           sql.withTransaction(Effect.gen(function*() {
-            const old = yield* FactQueries(sql).find(memoryId)
-            if (old === undefined || old.status === "archived" || !inScope(old, scopeFilter(request))) return yield* notFound
-            if (old.status !== "active") {
-              return yield* new Conflict({
-                message: `memory '${memoryId}' is ${old.status}${old.superseded_by === null ? "" : ` by '${old.superseded_by}'`}; correct its current version instead`,
-                details: { status: old.status, superseded_by: old.superseded_by }
-              })
-            }
+            // Checked again inside the write: another correction may have landed meanwhile.
+            const current = yield* correctable(yield* FactQueries(sql).find(memoryId), memoryId, request)
             const millis = yield* Clock.currentTimeMillis
-            const now = utcTimestamp(millis)
-            const sessionId = request.session_id ?? NodeCrypto.randomUUID().replaceAll("-", "")
-            const { firstPosition, seqs } = yield* appendTurns(sql, {
+            const written = yield* writeSession(sql, embedder.active, {
               sessionId,
               sessionTime,
-              turns: [{ role: "user", content }],
-              scope: { agent_id: old.agent_id, run_id: old.run_id, project_id: old.project_id },
-              now
-            })
-            const newFactId = `fact_${NodeCrypto.randomUUID()}`
-            yield* supersedeFact(sql, old, {
-              newFactId,
-              content,
-              sessionId,
-              sessionTime,
-              spanId: spanId(sessionId, firstPosition),
-              now,
+              turns,
+              turnVectors: Option.map(vectors, (all) => all.slice(0, 1)),
+              scope: { agent_id: current.agent_id, run_id: current.run_id, project_id: current.project_id },
+              plans,
+              extractedBy: Option.match(llm.active, {
+                onNone: () => ({ method: "verbatim" }),
+                onSome: (active) => ({ provider: active.provider, model: active.model })
+              }),
+              audit,
+              now: utcTimestamp(millis),
               epochSeconds: millis / 1000
             })
-            const created = yield* FactQueries(sql).find(newFactId)
+            const newId = written.facts[winner]!.factId
+            const created = yield* FactQueries(sql).find(newId)
             if (created === undefined) return yield* Effect.dieMessage("the new version was not written")
-            yield* storeVectors(sql, embedder.active, "turn", seqs, vectors)
-            yield* storeVectors(sql, embedder.active, "fact", [created.seq], vectors)
-            yield* insertEvent(sql, {
-              type: "memory_add",
-              memoryId: newFactId,
-              sessionId,
-              reason: `correction of '${memoryId}' stored verbatim`,
-              details: { action: "correct", corrects: memoryId }
-            }, audit, now)
-            yield* insertEvent(sql, {
-              type: "memory_supersede",
-              memoryId,
-              sessionId,
-              reason: `corrected by ${audit.actor} in session ${sessionId}`,
-              details: { action: "supersede", new_memory_id: newFactId, superseded_id: memoryId, valid_until: sessionTime }
-            }, audit, now)
-            return new UpdateResult({ memory: toMemory(userId, created), superseded_id: memoryId, valid_until: sessionTime })
-          })), () => undefined).pipe(Effect.flatMap((result) => result === undefined ? Effect.fail(notFound) : Effect.succeed(result)))
+            return new UpdateResult({ memory: toMemory(userId, created), superseded_id: memoryId, valid_until: facts[winner]!.occurred ?? sessionTime })
+          })))
       }).pipe(Effect.catchTag("SqlError", Effect.die), Effect.withSpan("MemoryWrites.update"))
 
     /** Archive by default; purge only when the deployment allows it, checked before anything opens. */

@@ -68,7 +68,7 @@ const nearestNeighbours = (
   })
 
 /** The FTS5 expression of a query's selective terms for one index; null when none is left. */
-const lexicalExpression = (q: ReturnType<typeof RetrievalQueries>, index: "facts" | "turns", stems: ReadonlyMap<string, string>) =>
+export const lexicalExpression = (q: ReturnType<typeof RetrievalQueries>, index: "facts" | "turns", stems: ReadonlyMap<string, string>) =>
   Effect.map(q.termFrequencies(index, [...new Set(stems.values())]), (frequencies) => {
     const frequency = new Map(frequencies.map((f) => [f.term, f.doc]))
     const selected = selectiveTerms([...stems.keys()], (term) => frequency.get(stems.get(term)!) ?? 0)

@@ -66,3 +66,19 @@ export const ingestTurn = (baseUrl: string, userId: string, content: string, ses
     headers: { ...authHeaders(), "content-type": "application/json" },
     body: JSON.stringify({ user_id: userId, session_id: sessionId, infer: false, async_mode: false, messages: [{ content }] })
   })
+
+/** A JSON request with the bootstrap key. */
+export const sendJson = (url: string, body: unknown, method = "POST") =>
+  rawFetch(url, { method, headers: { ...authHeaders(), "content-type": "application/json" }, body: JSON.stringify(body) })
+
+/** Polls a job until it is succeeded or failed (bounded: about 10 s). */
+export const waitForJob = (baseUrl: string, jobId: string) =>
+  Effect.gen(function*() {
+    for (let i = 0; i < 500; i++) {
+      const job = yield* rawFetch(`${baseUrl}/v1/jobs/${jobId}`, { headers: authHeaders() })
+      const status = (job.body as { status: string }).status
+      if (status === "succeeded" || status === "failed") return job.body as Record<string, unknown>
+      yield* Effect.sleep("20 millis")
+    }
+    return yield* Effect.dieMessage(`job ${jobId} did not finish`)
+  })

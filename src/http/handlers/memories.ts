@@ -2,6 +2,7 @@ import { HttpApiBuilder } from "@effect/platform"
 import { Effect } from "effect"
 import { MemoryApi } from "../../api/Api.js"
 import { currentAuditContext } from "../../services/AuditContext.js"
+import { BatchIngest } from "../../services/BatchIngest.js"
 import { Ingest } from "../../services/Ingest.js"
 import { MemoryReads } from "../../services/MemoryReads.js"
 import { MemoryWrites } from "../../services/MemoryWrites.js"
@@ -10,6 +11,7 @@ import { orNotFound } from "./orNotFound.js"
 export const MemoriesLive = HttpApiBuilder.group(MemoryApi, "memories", (handlers) =>
   Effect.gen(function*() {
     const ingest = yield* Ingest
+    const batch = yield* BatchIngest
     const reads = yield* MemoryReads
     const writes = yield* MemoryWrites
     return handlers
@@ -18,6 +20,12 @@ export const MemoriesLive = HttpApiBuilder.group(MemoryApi, "memories", (handler
           Effect.if(payload.async_mode, {
             onTrue: () => ingest.accept(payload, audit),
             onFalse: () => ingest.now(payload, audit)
+          })))
+      .handle("addBatch", ({ payload }) =>
+        Effect.flatMap(currentAuditContext, (audit) =>
+          Effect.if(payload.async_mode, {
+            onTrue: () => batch.accept(payload, audit),
+            onFalse: () => batch.now(payload, audit)
           })))
       .handle("list", ({ urlParams }) => reads.list(urlParams))
       .handle("get", ({ path, urlParams }) =>

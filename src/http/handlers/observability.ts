@@ -1,7 +1,8 @@
 import { HttpApiBuilder } from "@effect/platform"
 import { Effect } from "effect"
 import { MemoryApi } from "../../api/Api.js"
-import { RouteMetrics } from "../../api/ObservabilityApi.js"
+import { RouteMetrics, UsageReport } from "../../api/ObservabilityApi.js"
+import { LlmUsage } from "../../services/LlmUsage.js"
 import { Prometheus } from "../../services/Prometheus.js"
 import { RequestMetrics } from "../../services/RequestMetrics.js"
 
@@ -9,7 +10,11 @@ export const ObservabilityLive = HttpApiBuilder.group(MemoryApi, "observability"
   Effect.gen(function*() {
     const metrics = yield* RequestMetrics
     const prometheus = yield* Prometheus
+    const usage = yield* LlmUsage
     return handlers
       .handle("metrics", () => Effect.map(metrics.latencies, (routes) => new RouteMetrics({ routes })))
+      .handle("usage", () =>
+        Effect.map(usage.snapshot, ({ byOperation, total }) =>
+          new UsageReport({ by_operation: Object.fromEntries(byOperation), total: total.calls === 0 ? {} : total })))
       .handle("prometheus", () => prometheus.exposition)
   }))

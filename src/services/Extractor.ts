@@ -1,0 +1,197 @@
+import { Effect, Option } from "effect"
+import { stemmer } from "stemmer"
+import type { ProviderError } from "../api/errors.js"
+import { EXTRACTION_PROMPT, RECONCILE_PROMPT } from "../llm/prompts.js"
+import { Extraction, type ExtractedFact, type ReconcileInput, Reconciliation } from "../llm/tasks.js"
+import type { ActiveLlm } from "../llm/types.js"
+import type { CallUsage } from "../llm/usage.js"
+import { normalizeText } from "../retrieval/fusion.js"
+import { analyseQuery } from "../retrieval/query.js"
+import type { FactRow, ScopeFilter } from "../store/user/facts.js"
+import { RetrievalQueries } from "../store/user/retrieval.js"
+import { VectorQueries } from "../store/user/vectors.js"
+import { lexicalExpression } from "./Retrieval.js"
+import type { StoreCache } from "./StoreCache.js"
+
+/** A session as extraction reads it: turns numbered from 1 in the order they were sent. */
+export interface SessionInput {
+  readonly sessionId: string
+  readonly sessionTime: string
+  readonly turns: ReadonlyArray<{ readonly role: string; readonly content: string }>
+}
+
+/** An extracted fact, checked: a date of a known precision or none, turns that exist, bounded confidence. */
+export interface CleanFact {
+  readonly statement: string
+  readonly kind: ExtractedFact["kind"]
+  readonly confidence: number
+  readonly occurred: string | null
+  readonly timePrecision: "year" | "month" | "day" | "minute" | null
+  /** 1-based numbers of the session's turns it comes from. */
+  readonly turns: ReadonlyArray<number>
+  readonly entities: ReadonlyArray<{ readonly name: string; readonly role: string }>
+  readonly predicate: string
+}
+
+export type Decision =
+  | { readonly action: "add" }
+  | { readonly action: "update" | "contradict" | "duplicate"; readonly target: FactRow; readonly reason: string }
+
+// A long session goes in parts small enough for any model's context and output.
+const CHUNK_TURNS = 40
+const CHUNK_CHARS = 12_000
+const CANDIDATES_PER_FACT = 5
+
+const PRECISION: ReadonlyArray<readonly [RegExp, CleanFact["timePrecision"]]> = [
+  [/^\d{4}$/, "year"],
+  [/^\d{4}-\d{2}$/, "month"],
+  [/^\d{4}-\d{2}-\d{2}$/, "day"],
+  [/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}$/, "minute"]
+]
+
+const clean = (fact: ExtractedFact, turnCount: number): CleanFact | undefined => {
+  const statement = fact.statement.replace(/\s+/g, " ").trim()
+  if (statement === "") return undefined
+  const occurred = fact.occurred.trim()
+  const precision = PRECISION.find(([pattern]) => pattern.test(occurred))?.[1] ?? null
+  return {
+    statement,
+    kind: fact.kind,
+    confidence: Number.isFinite(fact.confidence) ? Math.min(1, Math.max(0, fact.confidence)) : 0.5,
+    occurred: precision === null ? null : occurred,
+    timePrecision: precision,
+    turns: [...new Set(fact.source_turns.filter((turn) => turn >= 1 && turn <= turnCount))],
+    entities: fact.entities.map((entity) => ({ name: entity.name.trim(), role: entity.role })).filter((entity) => entity.name !== ""),
+    predicate: fact.predicate.trim().toLowerCase().replace(/[^a-z0-9]+/g, "_").replace(/^_|_$/g, "")
+  }
+}
+
+/** Consecutive parts of a session's turns, each within the turn and character bounds. */
+const chunks = <T extends { readonly content: string }>(turns: ReadonlyArray<T>) => {
+  const parts: Array<Array<{ readonly turn: number; readonly value: T }>> = [[]]
+  let chars = 0
+  turns.forEach((value, i) => {
+    const current = parts[parts.length - 1]!
+    if (current.length > 0 && (current.length === CHUNK_TURNS || chars + value.content.length > CHUNK_CHARS)) {
+      parts.push([])
+      chars = 0
+    }
+    parts[parts.length - 1]!.push({ turn: i + 1, value })
+    chars += value.content.length
+  })
+  return parts.filter((part) => part.length > 0)
+}
+
+/**
+ * Facts out of a session, with structured calls to the configured LLM (one per part of a long
+ * session); every call's usage is returned so the caller can report it.
+ */
+export const extractFacts = (llm: ActiveLlm, session: SessionInput) =>
+  Effect.map(
+    Effect.forEach(chunks(session.turns), (part) =>
+      llm.generate({
+        operation: "ingest",
+        phase: "extract",
+        system: EXTRACTION_PROMPT,
+        input: {
+          session_id: session.sessionId,
+          session_time: session.sessionTime,
+          turns: part.map(({ turn, value }) => ({ turn, role: value.role, text: value.content }))
+        },
+        schemaName: "memory_extraction",
+        schema: Extraction,
+        maxTokens: 4096,
+        temperature: 0
+      }), { concurrency: 2 }),
+    (replies) => ({
+      facts: replies.flatMap((reply) => reply.value.facts.flatMap((fact) => clean(fact, session.turns.length) ?? [])),
+      calls: replies.flatMap((reply) => reply.calls)
+    })
+  ).pipe(Effect.withSpan("Extractor.extract", { attributes: { turns: session.turns.length } }))
+
+/** The current facts most like each new one: lexical, and by vector when there are vectors. */
+const findCandidates = (
+  stores: StoreCache,
+  userId: string,
+  facts: ReadonlyArray<CleanFact>,
+  vectors: Option.Option<ReadonlyArray<Float32Array>>,
+  scope: ScopeFilter
+) =>
+  stores.read(userId, ({ sql }) =>
+    Effect.forEach(facts, (fact, i) =>
+      Effect.gen(function*() {
+        const q = RetrievalQueries(sql)
+        const stems = new Map(analyseQuery(fact.statement).terms.map((term) => [term, stemmer(term)]))
+        const expression = yield* lexicalExpression(q, "facts", stems)
+        const lexical = expression === null
+          ? []
+          : yield* q.facts({ expression, scope, statuses: ["active"], datePrefix: null, limit: CANDIDATES_PER_FACT })
+        const vector = Option.isSome(vectors) ? vectors.value[i] : undefined
+        const space = vector === undefined ? undefined : yield* VectorQueries(sql).space
+        const nearest = vector === undefined || space === undefined || space.dimensions !== vector.length
+          ? []
+          : yield* Effect.flatMap(
+            VectorQueries(sql).nearest("fact", vector, space.dimensions, CANDIDATES_PER_FACT),
+            (rows) => q.factsBySeq(rows.map((row) => row.seq), scope, ["active"])
+          )
+        const merged = new Map([...lexical, ...nearest].map((row) => [row.fact_id, row]))
+        return [...merged.values()].slice(0, CANDIDATES_PER_FACT)
+      })), () => facts.map(() => [] as Array<FactRow>))
+
+/**
+ * What to do with each new fact, against similar current facts: a candidate that says the same
+ * (text aside from case and punctuation) is a duplicate with no call; the rest are decided by one
+ * structured call for the session. A decision naming no candidate of its fact is an add.
+ */
+export const reconcileFacts = (
+  llm: ActiveLlm,
+  stores: StoreCache,
+  input: {
+    readonly userId: string
+    readonly sessionId: string
+    readonly facts: ReadonlyArray<CleanFact>
+    readonly vectors: Option.Option<ReadonlyArray<Float32Array>>
+    readonly scope: ScopeFilter
+  }
+): Effect.Effect<{ readonly decisions: ReadonlyArray<Decision>; readonly calls: ReadonlyArray<CallUsage> }, ProviderError> =>
+  Effect.gen(function*() {
+    const candidates = yield* findCandidates(stores, input.userId, input.facts, input.vectors, input.scope).pipe(Effect.orDie)
+    const decisions: Array<Decision> = input.facts.map((fact, i) => {
+      const same = candidates[i]!.find((row) => normalizeText(row.content) === normalizeText(fact.statement))
+      return same === undefined
+        ? { action: "add" }
+        : { action: "duplicate", target: same, reason: `repeated in session ${input.sessionId}: the same statement is already in memory` }
+    })
+    const open = input.facts.flatMap((fact, index) =>
+      decisions[index]!.action === "add" && candidates[index]!.length > 0 ? [{ fact, index }] : [])
+    if (open.length === 0) return { decisions, calls: [] }
+    const request: ReconcileInput = {
+      session_id: input.sessionId,
+      facts: open.map(({ fact, index }) => ({
+        index,
+        statement: fact.statement,
+        candidates: candidates[index]!.map((row) => ({ id: row.fact_id, statement: row.content, kind: row.kind, valid_from: row.valid_from ?? "" }))
+      }))
+    }
+    const reply = yield* llm.generate({
+      operation: "ingest",
+      phase: "reconcile",
+      system: RECONCILE_PROMPT,
+      input: request,
+      schemaName: "memory_reconciliation",
+      schema: Reconciliation,
+      maxTokens: 2048,
+      temperature: 0
+    })
+    const claimed = new Set<string>()
+    for (const decision of reply.value.decisions) {
+      if (decision.action === "add" || decisions[decision.index]?.action !== "add") continue
+      const target = candidates[decision.index]?.find((row) => row.fact_id === decision.target_id)
+      // Two new facts cannot both replace one old fact: the first decision holds.
+      if (target === undefined || claimed.has(target.fact_id)) continue
+      claimed.add(target.fact_id)
+      const verb = decision.action === "duplicate" ? "repeated in" : decision.action === "contradict" ? "contradicted by" : "updated by"
+      decisions[decision.index] = { action: decision.action, target, reason: `${verb} session ${input.sessionId}: ${decision.reason.trim()}` }
+    }
+    return { decisions, calls: reply.calls }
+  }).pipe(Effect.withSpan("Extractor.reconcile", { attributes: { facts: input.facts.length } }))

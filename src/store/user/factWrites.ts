@@ -1,0 +1,116 @@
+import type { SqlClient } from "@effect/sql"
+import { Effect } from "effect"
+import * as NodeCrypto from "node:crypto"
+import { normalizeName } from "../../retrieval/fusion.js"
+import type { FactRow } from "./facts.js"
+import type { TurnScope } from "./turns.js"
+
+/** A fact about to be written, with its provenance and the entities it involves. */
+export interface NewFact {
+  readonly factId: string
+  readonly content: string
+  readonly kind: string
+  readonly sessionId: string
+  readonly occurredAt: string | null
+  readonly validFrom: string | null
+  readonly confidence: number
+  readonly metadata: Record<string, unknown>
+  readonly scope: TurnScope
+  readonly spanIds: ReadonlyArray<string>
+  readonly entities: ReadonlyArray<{ readonly name: string; readonly role: string }>
+  readonly predicate: string
+}
+
+export const newFactId = () => `fact_${NodeCrypto.randomUUID()}`
+
+/** Entity ids are stable per normalized name, so every mention of a name links to one entity. */
+export const entityId = (name: string) => `entity_${normalizeName(name).replaceAll(" ", "_")}`
+
+/** How an entity's role in a fact shows as a graph edge. */
+const EDGE_OF_ROLE: Record<string, string> = { subject: "SUBJECT_OF", object: "OBJECT_OF" }
+
+const edge = (srcFactId: string, dstId: string, edgeType: string, predicate: string | null, epochSeconds: number) => ({
+  edge_id: `edge_${NodeCrypto.randomUUID()}`,
+  src_fact_id: srcFactId,
+  dst_id: dstId,
+  edge_type: edgeType,
+  predicate,
+  confidence: 1,
+  created_at: epochSeconds
+})
+
+/**
+ * Writes a fact with its source links, its entities (created on first mention; their profiles
+ * marked stale), its entity roles and an edge to each entity. Answers the fact's rowid.
+ */
+export const insertFact = (sql: SqlClient.SqlClient, fact: NewFact, now: string, epochSeconds: number) =>
+  Effect.gen(function*() {
+    const [row] = yield* sql<{ readonly seq: number }>`INSERT INTO facts ${
+      sql.insert({
+        fact_id: fact.factId,
+        content: fact.content,
+        kind: fact.kind,
+        status: "active",
+        session_id: fact.sessionId,
+        occurred_at: fact.occurredAt,
+        valid_from: fact.validFrom,
+        confidence: fact.confidence,
+        metadata: JSON.stringify(fact.metadata),
+        ...fact.scope,
+        created_at: now,
+        updated_at: now
+      })
+    } RETURNING seq`
+    if (fact.spanIds.length > 0) {
+      yield* sql`INSERT OR IGNORE INTO fact_sources ${sql.insert(fact.spanIds.map((spanId) => ({ fact_id: fact.factId, span_id: spanId })))}`
+    }
+    const entities = fact.entities.filter((entity) => normalizeName(entity.name) !== "")
+    for (const entity of entities) {
+      const id = entityId(entity.name)
+      yield* sql`INSERT INTO entities (entity_id, name, normalized_name, profile_stale, updated_at)
+                 VALUES (${id}, ${entity.name}, ${normalizeName(entity.name)}, 1, ${now})
+                 ON CONFLICT (entity_id) DO UPDATE SET profile_stale = 1, updated_at = ${now}`
+      yield* sql`INSERT OR IGNORE INTO fact_entity_roles (fact_id, entity_id, role) VALUES (${fact.factId}, ${id}, ${entity.role})`
+    }
+    const edges = [...new Map(entities.map((entity) => [entityId(entity.name), entity.role])).entries()]
+      .map(([id, role]) => edge(fact.factId, id, EDGE_OF_ROLE[role] ?? "MENTIONS", fact.predicate === "" ? null : fact.predicate, epochSeconds))
+    if (edges.length > 0) yield* sql`INSERT INTO edges ${sql.insert(edges)}`
+    return row!.seq
+  })
+
+/** What closes a fact: the version that replaces it, and since when. */
+export interface Replacement {
+  readonly newFactId: string
+  /** When the old fact stopped being true: its valid_until. */
+  readonly validUntil: string | null
+  readonly now: string
+  readonly epochSeconds: number
+}
+
+/**
+ * Closes a fact replaced by a newer version: status superseded, valid_until and superseded_by
+ * set, a SUPERSEDES edge from the new version to it; its entities' profiles are marked stale.
+ */
+export const closeFact = (sql: SqlClient.SqlClient, old: Pick<FactRow, "fact_id">, replacement: Replacement) =>
+  Effect.gen(function*() {
+    yield* sql`UPDATE facts SET status = 'superseded', valid_until = ${replacement.validUntil},
+               superseded_by = ${replacement.newFactId}, updated_at = ${replacement.now}
+               WHERE fact_id = ${old.fact_id}`
+    yield* sql`INSERT INTO edges ${sql.insert(edge(replacement.newFactId, old.fact_id, "SUPERSEDES", "supersedes", replacement.epochSeconds))}`
+    yield* sql`UPDATE entities SET profile_stale = 1, updated_at = ${replacement.now}
+               WHERE entity_id IN (SELECT entity_id FROM fact_entity_roles WHERE fact_id = ${old.fact_id})`
+  })
+
+/** Adds the sources of a repeated statement to the fact that already says it. */
+export const addSources = (sql: SqlClient.SqlClient, factId: string, spanIds: ReadonlyArray<string>, now: string) =>
+  Effect.gen(function*() {
+    if (spanIds.length === 0) return
+    yield* sql`INSERT OR IGNORE INTO fact_sources ${sql.insert(spanIds.map((spanId) => ({ fact_id: factId, span_id: spanId })))}`
+    yield* sql`UPDATE facts SET updated_at = ${now} WHERE fact_id = ${factId}`
+  })
+
+/** The entities of a fact with their roles, to carry them over to a corrected version. */
+export const entitiesOf = (sql: SqlClient.SqlClient, factId: string) =>
+  sql<{ readonly name: string; readonly role: string }>`
+    SELECT e.name, r.role FROM fact_entity_roles r JOIN entities e ON e.entity_id = r.entity_id
+    WHERE r.fact_id = ${factId} ORDER BY r.role, e.name`

@@ -1,0 +1,199 @@
+import { describe, expect, it } from "@effect/vitest"
+import { Effect } from "effect"
+import { chatRequests, llmEnv, providerStub } from "./support/llm.js"
+import { authHeaders, rawFetch, sendJson, startServer, waitForJob } from "./support/server.js"
+import { queryStore } from "./support/stores.js"
+
+interface MemoryView {
+  readonly id: string
+  readonly content: string
+  readonly kind: string
+  readonly status: string
+  readonly session_id: string
+  readonly occurred_at: string | null
+  readonly valid_from: string | null
+  readonly valid_until: string | null
+  readonly agent_id: string | null
+  readonly metadata: Record<string, unknown>
+}
+
+const ingest = (baseUrl: string, body: Record<string, unknown>) =>
+  sendJson(`${baseUrl}/v1/memories`, { user_id: "alice", async_mode: false, ...body })
+
+const memories = (baseUrl: string) =>
+  Effect.map(rawFetch(`${baseUrl}/v1/memories?user_id=alice`, { headers: authHeaders() }), (r) => (r.body as { memories: Array<MemoryView> }).memories)
+
+const events = (baseUrl: string) =>
+  Effect.map(rawFetch(`${baseUrl}/v1/events?user_id=alice`, { headers: authHeaders() }), (r) => (r.body as { events: Array<Record<string, unknown>> }).events)
+
+const serverWithLlm = Effect.gen(function*() {
+  const stub = yield* providerStub("openai")
+  const server = yield* startServer(llmEnv(stub))
+  return { ...server, stub }
+})
+
+describe("POST /v1/memories with infer=true", () => {
+  it.scoped("extracts atomic facts with kind, resolved dates, provenance and entities", () =>
+    Effect.gen(function*() {
+      const { baseUrl, dataRoot, stub } = yield* serverWithLlm
+      const response = yield* ingest(baseUrl, {
+        session_id: "s1",
+        session_time: "2023-05-08T13:56:00",
+        messages: [
+          { role: "user", content: "I moved to Berlin last year. Do you like it?" },
+          { role: "assistant", content: "That sounds exciting." },
+          { role: "user", content: "I love hiking in the Alps." }
+        ]
+      })
+      expect(response.status).toBe(200)
+      expect(response.body).toEqual({ session_id: "s1", facts_extracted: 2, spans_written: 3, turns_written: 3 })
+      const listed = yield* memories(baseUrl)
+      expect(listed.map((m) => m.content)).toEqual(["The user moved to Berlin last year.", "The user loves hiking in the Alps."])
+      const [moved, hiking] = listed
+      expect(moved).toMatchObject({ kind: "event", status: "active", session_id: "s1", occurred_at: "2022", valid_from: "2022" })
+      expect(moved!.metadata).toMatchObject({
+        support_text: "I moved to Berlin last year. Do you like it?",
+        time_precision: "year",
+        time_source: "extracted",
+        extracted_by: { provider: "openai", model: "gpt-4o-mini" }
+      })
+      // No date in the statement: it holds from the session on.
+      expect(hiking).toMatchObject({ kind: "preference", occurred_at: null, valid_from: "2023-05-08T13:56:00" })
+      expect(queryStore(dataRoot, "alice", "SELECT span_id FROM fact_sources WHERE fact_id = ?", hiking!.id)).toEqual([{ span_id: "span_s1_3" }])
+      expect(queryStore(dataRoot, "alice", "SELECT e.name, r.role FROM fact_entity_roles r JOIN entities e USING (entity_id) WHERE r.fact_id = ? ORDER BY e.name", moved!.id))
+        .toEqual([{ name: "Berlin", role: "location" }, { name: "user", role: "subject" }])
+      expect(queryStore(dataRoot, "alice", "SELECT dst_id, edge_type FROM edges WHERE src_fact_id = ? ORDER BY dst_id", moved!.id))
+        .toEqual([{ dst_id: "entity_berlin", edge_type: "MENTIONS" }, { dst_id: "entity_user", edge_type: "SUBJECT_OF" }])
+      expect(queryStore(dataRoot, "alice", "SELECT DISTINCT profile_stale FROM entities")).toEqual([{ profile_stale: 1 }])
+      // One structured extraction call, in the provider's JSON-schema mode, and nothing to reconcile yet.
+      const calls = chatRequests(stub)
+      expect(calls).toHaveLength(1)
+      expect(calls[0]!.body).toMatchObject({ response_format: { type: "json_schema", json_schema: { name: "memory_extraction", strict: true } } })
+      const history = yield* events(baseUrl)
+      expect(history.map((event) => [event.type, event.memory_id])).toEqual([
+        ["memory_add", null],
+        ["memory_add", hiking!.id],
+        ["memory_add", moved!.id]
+      ])
+      expect(history[0]).toMatchObject({ reason: "3 turns stored, 2 facts extracted" })
+    }))
+
+  it.scoped("a later session that changes a fact supersedes it, with a reason naming the session", () =>
+    Effect.gen(function*() {
+      const { baseUrl } = yield* serverWithLlm
+      yield* ingest(baseUrl, { session_id: "s1", session_time: "2023-01-10", messages: [{ content: "I live in Paris." }] })
+      const [paris] = yield* memories(baseUrl)
+      const response = yield* ingest(baseUrl, { session_id: "s2", session_time: "2024-02-01", messages: [{ content: "I live in Berlin." }] })
+      expect(response.body).toMatchObject({ facts_extracted: 1 })
+      const current = yield* memories(baseUrl)
+      expect(current.map((m) => m.content)).toEqual(["The user lives in Berlin."])
+      const old = (yield* rawFetch(`${baseUrl}/v1/memories/${paris!.id}?user_id=alice`, { headers: authHeaders() })).body as MemoryView
+      expect(old).toMatchObject({ status: "superseded", valid_until: "2024-02-01" })
+      const [supersede] = (yield* events(baseUrl)).filter((event) => event.type === "memory_supersede")
+      expect(supersede).toMatchObject({ memory_id: paris!.id, session_id: "s2", details: { action: "update", new_memory_id: current[0]!.id } })
+      expect(supersede!.reason).toMatch(/^updated by session s2: /)
+    }))
+
+  it.scoped("a repeated statement is merged into the fact that says it: no second copy, its sources added", () =>
+    Effect.gen(function*() {
+      const { baseUrl, dataRoot } = yield* serverWithLlm
+      yield* ingest(baseUrl, { session_id: "s1", messages: [{ content: "I work at Acme Corp." }] })
+      const again = yield* ingest(baseUrl, { session_id: "s2", messages: [{ content: "I work at Acme Corp." }] })
+      expect(again.body).toMatchObject({ facts_extracted: 1 })
+      const listed = yield* memories(baseUrl)
+      expect(listed).toHaveLength(1)
+      expect(queryStore(dataRoot, "alice", "SELECT span_id FROM fact_sources WHERE fact_id = ? ORDER BY span_id", listed[0]!.id))
+        .toEqual([{ span_id: "span_s1_1" }, { span_id: "span_s2_1" }])
+      const [merge] = (yield* events(baseUrl)).filter((event) => event.type === "memory_supersede")
+      expect(merge).toMatchObject({ memory_id: listed[0]!.id, details: { action: "duplicate_merge" } })
+    }))
+
+  it.scoped("scope keys are stamped on the facts and narrow what is listed", () =>
+    Effect.gen(function*() {
+      const { baseUrl } = yield* serverWithLlm
+      yield* ingest(baseUrl, { agent_id: "planner", messages: [{ content: "I own a red bicycle." }] })
+      const [fact] = yield* memories(baseUrl)
+      expect(fact).toMatchObject({ agent_id: "planner", metadata: { scope: { agent_id: "planner" } } })
+      const other = yield* rawFetch(`${baseUrl}/v1/memories?user_id=alice&agent_id=writer`, { headers: authHeaders() })
+      expect((other.body as { total: number }).total).toBe(0)
+    }))
+
+  it.scoped("a long session is extracted in parts, every part's facts kept", () =>
+    Effect.gen(function*() {
+      const { baseUrl, stub } = yield* serverWithLlm
+      const messages = Array.from({ length: 90 }, (_, i) => ({ content: `I visited museum number ${i + 1} with Clara.` }))
+      const response = yield* ingest(baseUrl, { messages })
+      expect(response.body).toMatchObject({ turns_written: 90, facts_extracted: 90 })
+      expect(chatRequests(stub).filter((r) => JSON.stringify(r.body).includes("memory_extraction")).length).toBe(3)
+    }))
+
+  it.scopedLive("async: the job extracts and reports the counts", () =>
+    Effect.gen(function*() {
+      const { baseUrl } = yield* serverWithLlm
+      const accepted = yield* ingest(baseUrl, { async_mode: true, messages: [{ content: "I adopted a cat named Miso." }] })
+      expect(accepted.status).toBe(202)
+      const job = yield* waitForJob(baseUrl, (accepted.body as { job_id: string }).job_id)
+      expect(job).toMatchObject({ status: "succeeded", kind: "ingest", result: { facts_extracted: 1, turns_written: 1 } })
+      expect((yield* memories(baseUrl)).map((m) => m.content)).toEqual(["The user adopted a cat named Miso."])
+    }))
+
+  it.scoped("a provider failure fails the ingest with its provider_* code and writes nothing", () =>
+    Effect.gen(function*() {
+      const { baseUrl, dataRoot, stub } = yield* serverWithLlm
+      yield* ingest(baseUrl, { infer: false, messages: [{ content: "first turn" }] })
+      // Two attempts (SERVICE_LLM_MAX_RETRIES=1), both refused.
+      stub.failNext(503, 2)
+      const unavailable = yield* ingest(baseUrl, { messages: [{ content: "I live in Rome." }] })
+      expect(unavailable.status).toBe(400)
+      expect(unavailable.body).toMatchObject({ code: "provider_unavailable" })
+      expect(JSON.stringify(unavailable.body)).not.toContain("stub-key")
+      stub.malformedNext(2)
+      const malformed = yield* ingest(baseUrl, { messages: [{ content: "I live in Rome." }] })
+      expect(malformed.body).toMatchObject({ code: "provider_invalid_output" })
+      expect(queryStore(dataRoot, "alice", "SELECT count(*) AS n FROM turns")).toEqual([{ n: 1 }])
+      expect(queryStore(dataRoot, "alice", "SELECT count(*) AS n FROM facts")).toEqual([{ n: 0 }])
+    }))
+
+  it.scoped("without an LLM, infer=true is refused with config_invalid (sync and async) and infer=false still works", () =>
+    Effect.gen(function*() {
+      const { baseUrl } = yield* startServer()
+      for (const asyncMode of [false, true]) {
+        const response = yield* ingest(baseUrl, { async_mode: asyncMode, messages: [{ content: "I live in Rome." }] })
+        expect(response.status).toBe(400)
+        expect(response.body).toMatchObject({ code: "config_invalid", details: { infer: true } })
+      }
+      expect((yield* ingest(baseUrl, { infer: false, messages: [{ content: "I live in Rome." }] })).status).toBe(200)
+    }))
+})
+
+describe("PATCH /v1/memories/{id} with an LLM", () => {
+  it.scoped("the correction goes through extraction: the newest fact becomes the new version", () =>
+    Effect.gen(function*() {
+      const { baseUrl } = yield* serverWithLlm
+      yield* ingest(baseUrl, { session_time: "2023-01-10", messages: [{ content: "I live in Paris." }] })
+      const [paris] = yield* memories(baseUrl)
+      const response = yield* sendJson(`${baseUrl}/v1/memories/${paris!.id}`, {
+        user_id: "alice",
+        content: "I live in Madrid since 2024-03-01.",
+        session_id: "fix"
+      }, "PATCH")
+      expect(response.status).toBe(200)
+      expect(response.body).toMatchObject({
+        superseded_id: paris!.id,
+        valid_until: "2024-03-01",
+        memory: { content: "The user lives in Madrid since 2024-03-01.", occurred_at: "2024-03-01", metadata: { corrects: paris!.id } }
+      })
+      expect((yield* memories(baseUrl)).map((m) => m.content)).toEqual(["The user lives in Madrid since 2024-03-01."])
+    }))
+
+  it.scoped("a correction in which extraction finds nothing is 422 and leaves the memory current", () =>
+    Effect.gen(function*() {
+      const { baseUrl } = yield* serverWithLlm
+      yield* ingest(baseUrl, { messages: [{ content: "I live in Paris." }] })
+      const [paris] = yield* memories(baseUrl)
+      const response = yield* sendJson(`${baseUrl}/v1/memories/${paris!.id}`, { user_id: "alice", content: "ok thanks" }, "PATCH")
+      expect(response.status).toBe(422)
+      expect(response.body).toMatchObject({ code: "unprocessable" })
+      expect((yield* memories(baseUrl)).map((m) => m.id)).toEqual([paris!.id])
+    }))
+})
