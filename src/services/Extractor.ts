@@ -1,6 +1,6 @@
 import { Effect, Option } from "effect"
 import { stemmer } from "stemmer"
-import type { ProviderError } from "../api/errors.js"
+import type { InvalidScope, ProviderError, StoreUnavailable } from "../api/errors.js"
 import { EXTRACTION_PROMPT, RECONCILE_PROMPT } from "../llm/prompts.js"
 import { Extraction, type ExtractedFact, type ReconcileInput, Reconciliation } from "../llm/tasks.js"
 import type { ActiveLlm } from "../llm/types.js"
@@ -153,9 +153,14 @@ export const reconcileFacts = (
     readonly vectors: Option.Option<ReadonlyArray<Float32Array>>
     readonly scope: ScopeFilter
   }
-): Effect.Effect<{ readonly decisions: ReadonlyArray<Decision>; readonly calls: ReadonlyArray<CallUsage> }, ProviderError> =>
+): Effect.Effect<
+  { readonly decisions: ReadonlyArray<Decision>; readonly calls: ReadonlyArray<CallUsage> },
+  ProviderError | InvalidScope | StoreUnavailable
+> =>
   Effect.gen(function*() {
-    const candidates = yield* findCandidates(stores, input.userId, input.facts, input.vectors, input.scope).pipe(Effect.orDie)
+    const candidates = yield* findCandidates(stores, input.userId, input.facts, input.vectors, input.scope).pipe(
+      Effect.catchTag("SqlError", Effect.die)
+    )
     const decisions: Array<Decision> = input.facts.map((fact, i) => {
       const same = candidates[i]!.find((row) => normalizeText(row.content) === normalizeText(fact.statement))
       return same === undefined
