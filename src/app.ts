@@ -8,6 +8,7 @@ import { BatchIngest } from "./services/BatchIngest.js"
 import { ApiKeys } from "./services/ApiKeys.js"
 import { ContextBuilder } from "./services/ContextBuilder.js"
 import { Embedder } from "./services/Embedder.js"
+import { Graph } from "./services/Graph.js"
 import { DataRootLockLive } from "./services/DataRootLockLive.js"
 import { Ingest } from "./services/Ingest.js"
 import { JobRunnerLive } from "./services/JobRunner.js"
@@ -68,6 +69,7 @@ const DomainLive = Layer.mergeAll(
   MemoryWrites.Default,
   AdminViews.Default,
   ContextBuilder.Default.pipe(Layer.provideMerge(Retrieval.Default)),
+  Graph.Default.pipe(Layer.provide(Retrieval.Default)),
   AnswerLive,
   ObservabilityLive,
   JobRunnerLive.pipe(Layer.provide(Layer.mergeAll(WritesLive, AnswerLive)))

@@ -25,12 +25,15 @@ describe("OpenAPI and /docs", () => {
         "/v1/admin/stats",
         "/v1/answer",
         "/v1/context",
+        "/v1/entity_timeline",
         "/v1/events",
+        "/v1/explore",
         "/v1/jobs/{job_id}",
         "/v1/memories",
         "/v1/memories/batch",
         "/v1/memories/{memory_id}",
         "/v1/metrics",
+        "/v1/refine",
         "/v1/search",
         "/v1/usage"
       ])

@@ -4,6 +4,7 @@ import { AdminApi } from "./AdminApi.js"
 import { AnswerApi } from "./AnswerApi.js"
 import { InternalErrorWire, PayloadTooLargeWire, ValidationErrorWire } from "./errors.js"
 import { EventsApi } from "./EventsApi.js"
+import { GraphApi } from "./GraphApi.js"
 import { HealthApi } from "./HealthApi.js"
 import { JobsApi } from "./JobsApi.js"
 import { MemoriesApi } from "./MemoriesApi.js"
@@ -16,6 +17,7 @@ export class MemoryApi extends HttpApi.make("memory-service")
   .add(HealthApi)
   .add(MemoriesApi)
   .add(RetrievalApi)
+  .add(GraphApi)
   .add(AnswerApi)
   .add(EventsApi)
   .add(JobsApi)

@@ -14,7 +14,7 @@ export class Degraded extends Schema.Class<Degraded>("Degraded")({
   details: Details
 }) {}
 
-const Query = Schema.String.pipe(Schema.minLength(1))
+export const Query = Schema.String.pipe(Schema.minLength(1))
 
 export const SearchRequest = Schema.Struct({
   ...ScopeFields,

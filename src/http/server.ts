@@ -10,6 +10,7 @@ import { edgeLayer } from "./edge.js"
 import { AdminLive } from "./handlers/admin.js"
 import { AnswerLive } from "./handlers/answer.js"
 import { EventsLive } from "./handlers/events.js"
+import { GraphLive } from "./handlers/graph.js"
 import { HealthLive } from "./handlers/health.js"
 import { JobsLive } from "./handlers/jobs.js"
 import { MemoriesLive } from "./handlers/memories.js"
@@ -41,7 +42,7 @@ export const makeNodeServer = () => {
 }
 
 const ApiLive = HttpApiBuilder.api(MemoryApi).pipe(
-  Layer.provide([HealthLive, MemoriesLive, RetrievalLive, AnswerLive, EventsLive, JobsLive, ObservabilityLive, AdminLive]),
+  Layer.provide([HealthLive, MemoriesLive, RetrievalLive, GraphLive, AnswerLive, EventsLive, JobsLive, ObservabilityLive, AdminLive]),
   Layer.provide(AuthenticationLive)
 )
 

@@ -9,9 +9,32 @@ export type EvidenceItem = Record<string, unknown> & {
   readonly support_text: string
   readonly source_session_id: string | null
   readonly source_turn_id: string | null
+  readonly source_role: string
   readonly session_time: string | null
   readonly occurred_start: string | null
+  readonly kind: string
+  readonly source_type: string
+  readonly status: string
+  readonly predicate_canonical: string | null
+  readonly routes: ReadonlyArray<Route>
+  readonly rank: { readonly tier: number; readonly score: number }
+  // Facts only: a raw turn has no statement, entities, confidence or validity of its own.
+  readonly source_span_ids?: ReadonlyArray<string>
+  readonly predicate_raw?: string
+  readonly extracted_support_text?: string | null
+  readonly entity_roles?: Readonly<Record<string, ReadonlyArray<string>>>
+  readonly confidence?: number | null
+  readonly valid_from?: string | null
+  readonly valid_until?: string | null
+  readonly version_status?: string
+  readonly superseded_by?: string | null
+  readonly time_precision?: string | null
 }
+
+/** A version is current while active; otherwise its status says what became of it. */
+export const versionStatus = (status: string) => status === "active" ? "current" : status
+
+const stringOrNull = (value: unknown) => typeof value === "string" ? value : null
 
 const SUPPORT_LIMIT = 1800
 
@@ -40,14 +63,17 @@ export const factEvidence = (
     kind: fact.kind,
     status: fact.status,
     predicate_raw: fact.content,
-    support_text: typeof metadata.support_text === "string" ? metadata.support_text : fact.content,
+    predicate_canonical: stringOrNull(metadata.predicate_canonical),
+    support_text: stringOrNull(metadata.support_text) ?? fact.content,
+    extracted_support_text: stringOrNull(metadata.extracted_support_text),
     entity_roles: entityRoles,
     scope: scopeOf(fact),
     confidence: fact.confidence,
     occurred_start: fact.occurred_at,
     valid_from: fact.valid_from,
     valid_until: fact.valid_until,
-    version_status: fact.status === "superseded" ? "superseded" : "current",
+    time_precision: stringOrNull(metadata.time_precision),
+    version_status: versionStatus(fact.status),
     superseded_by: fact.superseded_by,
     routes: ranking.routes,
     rank: { tier: 1, score: ranking.score }

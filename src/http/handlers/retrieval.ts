@@ -10,7 +10,7 @@ const toHit = (item: EvidenceItem) =>
   new SearchHit({
     id: item.fact_id ?? item.evidence_id,
     content: item.support_text,
-    score: (item.rank as { readonly score: number }).score,
+    score: item.rank.score,
     session_id: item.source_session_id,
     occurred_at: item.occurred_start ?? item.session_time,
     metadata: item

@@ -31,15 +31,19 @@ export interface FactRole {
   readonly name: string
 }
 
-const FACT_COLUMNS = `f.seq, f.fact_id, f.content, f.kind, f.status, f.session_id, f.occurred_at, f.valid_from, f.valid_until,
+/** The fact columns as a FactRow, on a query that names facts `f`. */
+export const FACT_COLUMNS = `f.seq, f.fact_id, f.content, f.kind, f.status, f.session_id, f.occurred_at, f.valid_from, f.valid_until,
   f.confidence, f.metadata, f.agent_id, f.run_id, f.project_id, f.superseded_by`
 const TURN_COLUMNS = "t.seq, t.turn_id, t.session_id, t.position, t.role, t.content, t.agent_id, t.run_id, t.project_id, s.session_time"
 
+/** Narrowing scope on the rows aliased `alias`: a row stamped with another value is out; an unstamped one is in. */
+export const scopedTo = (sql: SqlClient.SqlClient, alias: string, scope: ScopeFilter) =>
+  sql.and((["agent_id", "run_id", "project_id"] as const).flatMap((key) =>
+    scope[key] === null ? [] : [sql`(${sql.literal(`${alias}.${key}`)} IS NULL OR ${sql.literal(`${alias}.${key}`)} = ${scope[key]})`]))
+
 /** Queries of the retrieval legs over one user's store. Each returns rows best first. */
 export const RetrievalQueries = (sql: SqlClient.SqlClient) => {
-  const scoped = (alias: string, scope: ScopeFilter) =>
-    sql.and((["agent_id", "run_id", "project_id"] as const).flatMap((key) =>
-      scope[key] === null ? [] : [sql`(${sql.literal(`${alias}.${key}`)} IS NULL OR ${sql.literal(`${alias}.${key}`)} = ${scope[key]})`]))
+  const scoped = (alias: string, scope: ScopeFilter) => scopedTo(sql, alias, scope)
   const visible = (statuses: ReadonlyArray<string>) => sql`f.status IN ${sql.in(statuses)}`
   // Local dates sort as text: a prefix is the range [prefix, prefix + "~"), which an index serves.
   const onDate = (column: string, prefix: string | null) =>
