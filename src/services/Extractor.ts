@@ -118,25 +118,29 @@ const findCandidates = (
   scope: ScopeFilter
 ) =>
   stores.read(userId, ({ sql }) =>
-    Effect.forEach(facts, (fact, i) =>
-      Effect.gen(function*() {
-        const q = RetrievalQueries(sql)
-        const stems = new Map(analyseQuery(fact.statement).terms.map((term) => [term, stemmer(term)]))
-        const expression = yield* lexicalExpression(q, "facts", stems)
-        const lexical = expression === null
-          ? []
-          : yield* q.facts({ expression, scope, statuses: ["active"], datePrefix: null, limit: CANDIDATES_PER_FACT })
-        const vector = Option.isSome(vectors) ? vectors.value[i] : undefined
-        const space = vector === undefined ? undefined : yield* VectorQueries(sql).space
-        const nearest = vector === undefined || space === undefined || space.dimensions !== vector.length
-          ? []
-          : yield* Effect.flatMap(
-            VectorQueries(sql).nearest("fact", vector, space.dimensions, CANDIDATES_PER_FACT),
-            (rows) => q.factsBySeq(rows.map((row) => row.seq), scope, ["active"])
-          )
-        const merged = new Map([...lexical, ...nearest].map((row) => [row.fact_id, row]))
-        return [...merged.values()].slice(0, CANDIDATES_PER_FACT)
-      })), () => facts.map(() => [] as Array<FactRow>))
+    Effect.gen(function*() {
+      const q = RetrievalQueries(sql)
+      const vectorQueries = VectorQueries(sql)
+      // Vectors of another dimension than the store's cannot be compared: lexical candidates only.
+      const space = Option.isSome(vectors) ? yield* vectorQueries.space : undefined
+      return yield* Effect.forEach(facts, (fact, i) =>
+        Effect.gen(function*() {
+          const stems = new Map(analyseQuery(fact.statement).terms.map((term) => [term, stemmer(term)]))
+          const expression = yield* lexicalExpression(q, "facts", stems)
+          const lexical = expression === null
+            ? []
+            : yield* q.facts({ expression, scope, statuses: ["active"], datePrefix: null, limit: CANDIDATES_PER_FACT })
+          const vector = Option.isSome(vectors) ? vectors.value[i] : undefined
+          const nearest = vector === undefined || space === undefined || space.dimensions !== vector.length
+            ? []
+            : yield* Effect.flatMap(
+              vectorQueries.nearest("fact", vector, space.dimensions, CANDIDATES_PER_FACT),
+              (rows) => q.factsBySeq(rows.map((row) => row.seq), scope, ["active"])
+            )
+          const merged = new Map([...lexical, ...nearest].map((row) => [row.fact_id, row]))
+          return [...merged.values()].slice(0, CANDIDATES_PER_FACT)
+        }))
+    }), () => facts.map(() => [] as Array<FactRow>))
 
 /**
  * What to do with each new fact, against similar current facts: a candidate that says the same

@@ -79,18 +79,24 @@ export class Ingest extends Effect.Service<Ingest>()("Memory/Ingest", {
         } satisfies PreparedIngest
       })
 
-    /** Extracted facts, each with its vector and what to do with it. */
+    /**
+     * Extracted facts, each with its vector and what to do with it, and the turns' vectors: turns
+     * and facts are embedded in one provider call.
+     */
     const planFacts = (active: ActiveLlm, prepared: PreparedIngest) =>
       Effect.gen(function*() {
         const extracted = yield* extractFacts(active, prepared)
         const facts = distinctFacts(extracted.facts)
-        const vectors = yield* embedForWrite(embedder.active, facts.map((fact) => fact.statement))
-        const { decisions } = yield* reconcileFacts(active, stores, { ...prepared, facts, vectors, scope: prepared.scope })
-        return facts.map((fact, i): FactPlan => ({
+        const turnCount = prepared.turns.length
+        const vectors = yield* embedForWrite(embedder.active, [...prepared.turns.map((turn) => turn.content), ...facts.map((fact) => fact.statement)])
+        const factVectors = Option.map(vectors, (all) => all.slice(turnCount))
+        const { decisions } = yield* reconcileFacts(active, stores, { ...prepared, facts, vectors: factVectors, scope: prepared.scope })
+        const plans = facts.map((fact, i): FactPlan => ({
           fact,
           decision: decisions[i]!,
-          vector: Option.isSome(vectors) ? vectors.value[i] : undefined
+          vector: Option.isSome(factVectors) ? factVectors.value[i] : undefined
         }))
+        return { plans, turnVectors: Option.map(vectors, (all) => all.slice(0, turnCount)) }
       })
 
     const decodeResult = (text: string) => Schema.decodeUnknown(Schema.parseJson(AddMemoriesResult))(text).pipe(Effect.orDie)
@@ -102,8 +108,9 @@ export class Ingest extends Effect.Service<Ingest>()("Memory/Ingest", {
           const applied = yield* stores.read(prepared.userId, ({ sql }) => appliedJobResult(sql, jobId), () => undefined)
           if (applied !== undefined) return yield* decodeResult(applied)
         }
-        const turnVectors = yield* embedForWrite(embedder.active, prepared.turns.map((turn) => turn.content))
-        const plans = prepared.infer ? yield* Effect.flatMap(requireLlm, (active) => planFacts(active, prepared)) : []
+        const { plans, turnVectors } = prepared.infer
+          ? yield* Effect.flatMap(requireLlm, (active) => planFacts(active, prepared))
+          : { plans: [], turnVectors: yield* embedForWrite(embedder.active, prepared.turns.map((turn) => turn.content)) }
         const extractedBy = Option.match(llm.active, {
           onNone: () => ({}),
           onSome: (active) => ({ provider: active.provider, model: active.model })

@@ -1,12 +1,14 @@
 import { Cause, Effect, Exit, Layer, Option, Queue } from "effect"
 import { errorLine, isApiError } from "../api/errors.js"
 import type { JobKind } from "../api/JobsApi.js"
+import { AppConfig } from "../config/AppConfig.js"
 import { Answerer } from "./Answerer.js"
 import { BatchIngest } from "./BatchIngest.js"
 import { Ingest } from "./Ingest.js"
 import { Jobs } from "./Jobs.js"
 
-const WORKERS = 4
+/** Jobs run at once, at least; more when the provider may take more sessions at once. */
+const MIN_WORKERS = 4
 
 type JobHandler = (payload: unknown, jobId: string) => Effect.Effect<unknown, unknown>
 
@@ -26,6 +28,7 @@ const failureLine = (cause: Cause.Cause<unknown>) => {
  */
 export const JobRunnerLive = Layer.scopedDiscard(
   Effect.gen(function*() {
+    const config = yield* AppConfig
     const jobs = yield* Jobs
     const ingest = yield* Ingest
     const batch = yield* BatchIngest
@@ -54,7 +57,8 @@ export const JobRunnerLive = Layer.scopedDiscard(
     const unfinished = yield* jobs.unfinished
     if (unfinished.length > 0) yield* Effect.logInfo(`resuming ${unfinished.length} unfinished jobs`)
     yield* Queue.offerAll(jobs.ready, unfinished)
-    for (let i = 0; i < WORKERS; i++) {
+    // Jobs mostly wait on the provider: as many workers as sessions the provider may take at once.
+    for (let i = 0; i < Math.max(MIN_WORKERS, config.llm.concurrency); i++) {
       yield* Effect.forkScoped(Effect.forever(Effect.flatMap(Queue.take(jobs.ready), run)))
     }
   })
