@@ -40,6 +40,8 @@ export interface StubRequest {
   readonly path: string
   readonly headers: Record<string, string>
   readonly body: unknown
+  /** How long the stub took to answer, from the request's arrival to the end of its response (NaN until then). */
+  ms: number
 }
 
 export interface ProviderStub {
@@ -323,7 +325,7 @@ export const startProviderStub = (options: ProviderStubOptions): Promise<Provide
     const seenSystems = new Set<string>()
     let chats = 0
 
-    const handle = (request: NodeHttp.IncomingMessage, response: NodeHttp.ServerResponse, raw: string) => {
+    const handle = (request: NodeHttp.IncomingMessage, response: NodeHttp.ServerResponse, raw: string, arrived: number) => {
       const path = (request.url ?? "").split("?")[0]!
       const headers = Object.fromEntries(Object.entries(request.headers).map(([name, value]) => [name, Array.isArray(value) ? value.join(", ") : value ?? ""]))
       let body: unknown = undefined
@@ -332,7 +334,10 @@ export const startProviderStub = (options: ProviderStubOptions): Promise<Provide
       } catch {
         body = raw // kept as text; answered with a 400 below
       }
-      requests.push({ method: request.method ?? "", path, headers, body })
+      const received: StubRequest = { method: request.method ?? "", path, headers, body, ms: Number.NaN }
+      requests.push(received)
+      // Benchmarks subtract this provider time from the service's own to get its overhead.
+      response.on("finish", () => (received.ms = performance.now() - arrived))
       const send = (status: number, payload: unknown, extra: Record<string, string> = {}) =>
         response.writeHead(status, { "content-type": "application/json", ...extra }).end(JSON.stringify(payload))
       const refuse = (status: number, message: string) => send(status, dialect.errorBody(status, message))
@@ -392,9 +397,10 @@ export const startProviderStub = (options: ProviderStubOptions): Promise<Provide
     }
 
     const server = NodeHttp.createServer((request, response) => {
+      const arrived = performance.now()
       let raw = ""
       request.on("data", (chunk: Buffer) => (raw += chunk.toString()))
-      request.on("end", () => handle(request, response, raw))
+      request.on("end", () => handle(request, response, raw, arrived))
     })
     server.on("error", reject)
     server.listen(options.port ?? 0, "127.0.0.1", () => {

@@ -1,0 +1,305 @@
+/**
+ * Ingest with extraction (infer=true) against the OpenAI stub answering chat after a fixed delay:
+ * sessions/s for sync (1 and 8 clients), async (jobs) and batch ingest, the service's own time per
+ * session beyond the provider's (target ≤ 5 ms), and the server's peak RSS during a 500-session
+ * batch. Each phase writes to a fresh user, so no phase pays for a store the others filled.
+ *
+ * The server runs from the compiled build, as `npm start` runs it; the stub runs in this process.
+ * Usage: npm run bench:llm [-- --sessions 100 --delay 50 --concurrency 8 --batch 500]
+ */
+import * as NodeFs from "node:fs"
+import * as NodeOs from "node:os"
+import * as NodePath from "node:path"
+import { type ProviderStub, startProviderStub, type StubRequest } from "../stubs/llm-providers.js"
+import { BENCH_KEY, percentile, startService } from "./support.js"
+
+const arg = (name: string, fallback: number) => {
+  const i = process.argv.indexOf(`--${name}`)
+  return i > 0 ? Number(process.argv[i + 1]) : fallback
+}
+const SESSIONS = arg("sessions", 100)
+const DELAY_MS = arg("delay", 50)
+const CONCURRENCY = arg("concurrency", 8)
+const BATCH = arg("batch", 500)
+const CLIENTS = 8
+const WARMUP = 5
+const TARGET_MS = 5
+const RSS_EVERY_MS = 50
+
+// ---- sessions: small, distinct conversations ----
+
+const FIRST = [
+  "Ana", "Tomas", "Priya", "Kenji", "Lucia", "Omar", "Freya", "Mateo", "Ingrid", "Dev", "Chloe", "Rafael",
+  "Noor", "Henrik", "Aiko", "Felix", "Zara", "Pablo", "Elin", "Jonah", "Mira", "Soren", "Leila", "Bruno",
+  "Hana", "Ivan", "Clara", "Tariq", "Nadia", "Oscar", "Yuki", "Marta", "Emeka", "Lena", "Diego", "Sana",
+  "Pieter", "Ruth", "Anil", "Greta", "Kofi", "Alba", "Viktor", "Imani", "Luca", "Maya", "Jens", "Carmen"
+]
+const LAST = [
+  "Silva", "Novak", "Okafor", "Tanaka", "Moreau", "Haddad", "Lindqvist", "Rossi", "Kowalski", "Mehta", "Brennan",
+  "Ferreira", "Yilmaz", "Schmidt", "Dubois", "Nakamura", "Castillo", "Andersen", "Petrov", "Walsh", "Costa",
+  "Ibrahim", "Kaur", "Larsen", "Romano", "Sato", "Vargas", "Nilsson", "Osei", "Fischer", "Morales", "Jensen",
+  "Horvat", "Chen", "Bauer", "Quinn", "Reyes", "Berg", "Lopez", "Marsh", "Duarte", "Keller", "Adeyemi",
+  "Holm", "Conti", "Park", "Wagner", "Soto", "Eriksen", "Popescu", "Hughes", "Abbas", "Varga", "Lund",
+  "Mendes", "Farouk", "Kato", "Ortiz", "Weber", "Nowak", "Banerjee", "Strand", "Greco", "Mwangi"
+]
+const CITIES = ["Lisbon", "Porto", "Valencia", "Lyon", "Ghent", "Bergen", "Krakow", "Turin", "Leeds", "Utrecht", "Graz", "Malmo", "Cork", "Bilbao", "Tartu", "Brno"]
+const SUBJECTS = ["chemistry", "history", "music", "geography", "biology", "drama", "physics", "art"]
+const TOPICS = ["sailing", "bread baking", "Roman history", "birdwatching", "chess openings", "urban gardening", "jazz piano", "bookbinding"]
+const FOODS = ["Ethiopian", "Georgian", "Peruvian", "Sichuan", "Lebanese", "Basque", "Korean", "Oaxacan"]
+const STREETS = ["Harbour", "Mill", "Chapel", "Orchard", "Station", "Bridge", "Castle", "Market"]
+const PLACES = ["the old harbour", "the botanical garden", "the central station", "the river park", "the university campus", "the fish market"]
+const MONTHS = ["January", "February", "March", "April", "May", "June", "July", "August", "September", "October", "November", "December"]
+
+// Six people per session, all distinct for the first 48 × 64 sessions' worth: the stub's brain
+// reconciles statements by their first three words, so distinct names make it mostly add.
+const person = (session: number, k: number) => {
+  const j = session * 6 + k
+  return `${FIRST[j % FIRST.length]!} ${LAST[Math.floor(j / FIRST.length) % LAST.length]!}`
+}
+const pick = <T>(values: ReadonlyArray<T>, i: number) => values[i % values.length]!
+
+interface Message {
+  readonly role: "user" | "assistant"
+  readonly content: string
+}
+
+/** Six turns: three user turns of two factual sentences each, three assistant replies that state nothing about the user. */
+const session = (i: number) => {
+  const p = (k: number) => person(i, k)
+  const messages: ReadonlyArray<Message> = [
+    {
+      role: "user",
+      content: `${p(0)} is my colleague at the ${pick(CITIES, i)} office. ${p(1)} lent me ${2 + (i % 7)} books about ${pick(TOPICS, i * 3)} last month.`
+    },
+    { role: "assistant", content: "That sounds like a generous colleague. Which of the books are you reading first?" },
+    {
+      role: "user",
+      content: `${p(2)} and I ran the ${pick(CITIES, i + 5)} half marathon in ${95 + (i % 40)} minutes. ${p(3)} teaches ${pick(SUBJECTS, i)} near ${
+        pick(PLACES, i)
+      }.`
+    },
+    { role: "assistant", content: "Congratulations on the race. Half marathons take real training." },
+    {
+      role: "user",
+      content: `${p(4)} recommended a ${pick(FOODS, i * 5)} restaurant on ${pick(STREETS, i)} Street. ${p(5)} is coming to my birthday dinner on ${
+        pick(MONTHS, i)
+      } ${1 + (i % 28)}.`
+    },
+    { role: "assistant", content: "A new restaurant and a birthday dinner: a good month ahead." }
+  ]
+  const day = String(1 + (i % 28)).padStart(2, "0")
+  return { session_id: `s${i}`, session_time: `2025-${String(1 + (i % 12)).padStart(2, "0")}-${day}T19:30:00`, messages }
+}
+
+// ---- HTTP ----
+
+const headers = { authorization: `Bearer ${BENCH_KEY}`, "content-type": "application/json" }
+
+const call = async <T>(port: number, method: "GET" | "POST", path: string, body?: unknown): Promise<T> => {
+  const response = await fetch(`http://127.0.0.1:${port}${path}`, {
+    method,
+    headers,
+    ...(body === undefined ? {} : { body: JSON.stringify(body) })
+  })
+  const json: unknown = await response.json()
+  if (response.status !== 200 && response.status !== 202) throw new Error(`${method} ${path}: status ${response.status}: ${JSON.stringify(json)}`)
+  return json as T
+}
+
+interface AddResult {
+  readonly facts_extracted: number
+}
+interface Accepted {
+  readonly job_id: string
+}
+interface BatchResult {
+  readonly succeeded: number
+  readonly failed: number
+}
+interface Job {
+  readonly status: "pending" | "running" | "succeeded" | "failed"
+  readonly result: Record<string, unknown> | null
+  readonly error: string | null
+}
+
+const addSession = (port: number, user: string, i: number, asyncMode: boolean) =>
+  call<AddResult & Partial<Accepted>>(port, "POST", "/v1/memories", { user_id: user, ...session(i), infer: true, async_mode: asyncMode })
+
+/**
+ * Polls one job until it has succeeded; its result. Every poll is a request the server serves on
+ * the same thread as the ingest, so long jobs are polled less often (5 ms polls slowed a batch by a fifth).
+ */
+const waitJob = async (port: number, id: string, everyMs: number) => {
+  for (;;) {
+    const job = await call<Job>(port, "GET", `/v1/jobs/${id}`)
+    if (job.status === "succeeded") return job.result
+    if (job.status === "failed") throw new Error(`job ${id} failed: ${job.error}`)
+    await new Promise((r) => setTimeout(r, everyMs))
+  }
+}
+
+// ---- measurements ----
+
+/** The server's resident set in MiB, from /proc (Linux); undefined elsewhere. */
+const rssMiB = (pid: number) => {
+  try {
+    const kb = /VmRSS:\s+(\d+) kB/.exec(NodeFs.readFileSync(`/proc/${pid}/status`, "utf8"))?.[1]
+    return kb === undefined ? undefined : Number(kb) / 1024
+  } catch {
+    return undefined
+  }
+}
+
+/** Runs `work` while sampling the server's RSS; the peak seen. */
+const withPeakRss = async <T>(pid: number, work: () => Promise<T>) => {
+  let peak = rssMiB(pid)
+  const sample = () => {
+    const now = rssMiB(pid)
+    if (now !== undefined) peak = Math.max(peak ?? 0, now)
+  }
+  const timer = setInterval(sample, RSS_EVERY_MS)
+  try {
+    const value = await work()
+    sample()
+    return { value, peak }
+  } finally {
+    clearInterval(timer)
+  }
+}
+
+const isChat = (request: StubRequest) => request.path.endsWith("/chat/completions")
+const isEmbed = (request: StubRequest) => request.path.endsWith("/embeddings")
+
+interface PhaseResult {
+  readonly name: string
+  readonly clients: number
+  readonly sessions: number
+  readonly seconds: number
+  readonly latencies?: ReadonlyArray<number>
+}
+
+/** `count` sync sessions from `clients` concurrent clients; with one client, each session's provider requests too. */
+const runSync = async (port: number, stub: ProviderStub, user: string, count: number, clients: number) => {
+  const latencies: Array<number> = []
+  const perSession: Array<{ readonly wall: number; readonly provider: ReadonlyArray<StubRequest>; readonly facts: number }> = []
+  let next = 0
+  const started = performance.now()
+  await Promise.all(Array.from({ length: clients }, async () => {
+    while (next < count) {
+      const i = next++
+      const from = stub.requests.length
+      const t0 = performance.now()
+      const result = await addSession(port, user, i, false)
+      const wall = performance.now() - t0
+      latencies.push(wall)
+      // Sequential only: then the stub's requests since `from` are this session's alone.
+      if (clients === 1) perSession.push({ wall, provider: stub.requests.slice(from), facts: result.facts_extracted })
+    }
+  }))
+  const seconds = (performance.now() - started) / 1000
+  return { phase: { name: "sync", clients, sessions: count, seconds, latencies } satisfies PhaseResult, perSession }
+}
+
+const runAsync = async (port: number, user: string, count: number): Promise<PhaseResult> => {
+  const started = performance.now()
+  const ids: Array<string> = []
+  for (let i = 0; i < count; i++) {
+    const accepted = await addSession(port, user, i, true)
+    if (accepted.job_id === undefined) throw new Error("async add answered without a job id")
+    ids.push(accepted.job_id)
+  }
+  for (const id of ids) await waitJob(port, id, 20)
+  return { name: "async (jobs)", clients: 1, sessions: count, seconds: (performance.now() - started) / 1000 }
+}
+
+const batchBody = (user: string, asyncMode: boolean) => ({
+  user_id: user,
+  sessions: Array.from({ length: BATCH }, (_, i) => session(i)),
+  infer: true,
+  async_mode: asyncMode
+})
+
+const checkBatch = (result: BatchResult | Record<string, unknown> | null) => {
+  const succeeded = result?.succeeded
+  if (succeeded !== BATCH) throw new Error(`batch: ${String(succeeded)} of ${BATCH} sessions succeeded: ${JSON.stringify(result).slice(0, 300)}`)
+}
+
+const runBatch = async (port: number, pid: number, user: string, asyncMode: boolean) => {
+  const started = performance.now()
+  const { peak } = await withPeakRss(pid, async () => {
+    if (!asyncMode) return checkBatch(await call<BatchResult>(port, "POST", "/v1/memories/batch", batchBody(user, false)))
+    const accepted = await call<Accepted>(port, "POST", "/v1/memories/batch", batchBody(user, true))
+    checkBatch(await waitJob(port, accepted.job_id, 100))
+  })
+  const phase: PhaseResult = { name: asyncMode ? "batch, async" : "batch, sync", clients: 1, sessions: BATCH, seconds: (performance.now() - started) / 1000 }
+  return { phase, peak }
+}
+
+// ---- output ----
+
+const fixed = (value: number | undefined, digits: number, width: number) => (value === undefined ? "—" : value.toFixed(digits)).padStart(width)
+const mean = (values: ReadonlyArray<number>) => values.reduce((sum, v) => sum + v, 0) / Math.max(1, values.length)
+const mib = (value: number | undefined) => value === undefined ? "n/a" : `${value.toFixed(0)} MiB`
+
+const phaseLine = (r: PhaseResult) => {
+  const sorted = r.latencies === undefined ? undefined : [...r.latencies].sort((a, b) => a - b)
+  const p = (q: number) => sorted === undefined ? undefined : percentile(sorted, q)
+  return `${r.name.padEnd(14)} ${String(r.clients).padStart(7)} ${String(r.sessions).padStart(9)} ${fixed(r.seconds, 2, 8)} ${
+    fixed(r.sessions / r.seconds, 1, 11)
+  } ${fixed(p(0.5), 1, 8)} ${fixed(p(0.95), 1, 8)} ${fixed(p(0.99), 1, 8)}`
+}
+
+const main = async () => {
+  const dataRoot = NodeFs.mkdtempSync(NodePath.join(NodeOs.tmpdir(), "bench-llm-"))
+  const stub = await startProviderStub({ provider: "openai", delayMs: DELAY_MS, dimensions: 256 })
+  const server = await startService(dataRoot, {
+    SERVICE_LLM_PROVIDER: "openai",
+    SERVICE_LLM_API_KEY: "bench",
+    SERVICE_LLM_BASE_URL: stub.url,
+    SERVICE_LLM_CONCURRENCY: String(CONCURRENCY)
+    // The log level stays at startService's "info": it waits for the "Listening" line, which
+    // "warning" would hide; requests are logged at debug, so info adds nothing per session.
+  })
+  try {
+    console.log(`LLM ingest benchmark: openai stub, chat answered after ${DELAY_MS} ms, SERVICE_LLM_CONCURRENCY ${CONCURRENCY}, ${NodeOs.cpus().length} cores`)
+    console.log(`sessions of 6 turns (3 user with 2 facts each, 3 assistant), infer=true; ${SESSIONS} per phase, ${BATCH} in a batch; each phase a fresh user`)
+
+    // Connections, JIT and the first store open are not what is measured.
+    for (let i = 0; i < WARMUP; i++) await addSession(server.port, "warm", i, false)
+
+    const sequential = await runSync(server.port, stub, "sync-1", SESSIONS, 1)
+    const concurrent = await runSync(server.port, stub, "sync-8", SESSIONS, CLIENTS)
+    const jobs = await runAsync(server.port, "async", SESSIONS)
+    const rssBefore = rssMiB(server.pid)
+    const batchSync = await runBatch(server.port, server.pid, "batch-sync", false)
+    const batchAsync = await runBatch(server.port, server.pid, "batch-async", true)
+
+    console.log("phase          clients  sessions  seconds  sessions/s   p50 ms   p95 ms   p99 ms")
+    for (const r of [sequential.phase, concurrent.phase, jobs, batchSync.phase, batchAsync.phase]) console.log(phaseLine(r))
+
+    // Within one sync request the provider calls run one after another, so their sum is the provider's time.
+    const sessions = sequential.perSession
+    const providerMs = sessions.map((s) => s.provider.reduce((sum, request) => sum + request.ms, 0))
+    const overhead = sessions.map((s, i) => s.wall - providerMs[i]!).sort((a, b) => a - b)
+    const chats = sessions.map((s) => s.provider.filter(isChat).length)
+    const embeds = sessions.map((s) => s.provider.filter(isEmbed).length)
+    const range = (values: ReadonlyArray<number>) => `${mean(values).toFixed(2)} (${Math.min(...values)}–${Math.max(...values)})`
+    console.log(`per session (sync, 1 client): chat calls ${range(chats)}, embedding calls ${range(embeds)}, facts ${range(sessions.map((s) => s.facts))}`)
+    console.log(`  wall ${mean(sessions.map((s) => s.wall)).toFixed(1)} ms = provider ${mean(providerMs).toFixed(1)} ms + service ${mean(overhead).toFixed(1)} ms`)
+    console.log(
+      `service overhead per session beyond the provider's time: mean ${mean(overhead).toFixed(1)} ms, p50 ${percentile(overhead, 0.5).toFixed(1)}, p95 ${
+        percentile(overhead, 0.95).toFixed(1)
+      } (target ≤ ${TARGET_MS} ms: ${percentile(overhead, 0.5) <= TARGET_MS ? "met" : "missed"} at p50)`
+    )
+    console.log(`server RSS: ${mib(rssBefore)} before the batches, peak ${mib(batchSync.peak)} during the sync batch, ${mib(batchAsync.peak)} during the async one`)
+  } finally {
+    await server.stop()
+    await stub.close()
+    NodeFs.rmSync(dataRoot, { recursive: true, force: true })
+  }
+}
+
+void main().catch((error: unknown) => {
+  console.error(error)
+  process.exitCode = 1
+})
