@@ -1,4 +1,4 @@
-import { Effect, Schema } from "effect"
+import { Effect, type ParseResult, Schema } from "effect"
 import { ProviderEmptyContent, type ProviderError, ProviderInvalidOutput } from "../api/errors.js"
 import type { LlmOperation } from "../services/LlmUsage.js"
 import type { Origin } from "./failures.js"
@@ -18,6 +18,23 @@ const invalidOutput = (origin: Origin, schemaName: string, attempts: number) =>
     details: { ...origin, schema: schemaName, attempts }
   })
 
+interface Compiled<A> {
+  readonly jsonSchema: Record<string, unknown>
+  readonly decode: (text: string) => Effect.Effect<A, ParseResult.ParseError>
+}
+
+// A task's JSON schema and decoder are built once per schema: building them costs more than a reply takes to decode.
+const compiled = new WeakMap<object, Compiled<unknown>>()
+
+const compile = <A, I>(schema: Schema.Schema<A, I, never>): Compiled<A> => {
+  const known = compiled.get(schema)
+  // Stored under its own schema only, so the decoder's type is that schema's.
+  if (known !== undefined) return known as Compiled<A>
+  const built: Compiled<A> = { jsonSchema: providerJsonSchema(schema), decode: Schema.decodeUnknown(Schema.parseJson(schema)) }
+  compiled.set(schema, built)
+  return built
+}
+
 /**
  * One structured task: the input as JSON in the user message, the reply decoded with the task's
  * schema. Transient failures and malformed replies share one retry budget; every reply is recorded
@@ -32,13 +49,13 @@ export const generate = <A, I>(
   Effect.suspend(() => {
     const origin: Origin = { provider: transport.provider, model: transport.model }
     const calls: Array<CallUsage> = []
-    const decode = Schema.decodeUnknown(Schema.parseJson(request.schema))
+    const { decode, jsonSchema } = compile(request.schema)
     const chat: ChatRequest = {
       phase: request.phase,
       system: request.system,
       user: JSON.stringify(request.input) ?? "null",
       schemaName: request.schemaName,
-      jsonSchema: providerJsonSchema(request.schema),
+      jsonSchema,
       maxTokens: request.maxTokens,
       temperature: request.temperature
     }

@@ -64,13 +64,17 @@ export const insertFact = (sql: SqlClient.SqlClient, fact: NewFact, now: string,
     if (fact.spanIds.length > 0) {
       yield* sql`INSERT OR IGNORE INTO fact_sources ${sql.insert(fact.spanIds.map((spanId) => ({ fact_id: fact.factId, span_id: spanId })))}`
     }
-    const entities = fact.entities.filter((entity) => normalizeName(entity.name) !== "")
-    for (const entity of entities) {
-      const id = entityId(entity.name)
-      yield* sql`INSERT INTO entities (entity_id, name, normalized_name, profile_stale, updated_at)
-                 VALUES (${id}, ${entity.name}, ${normalizeName(entity.name)}, 1, ${now})
-                 ON CONFLICT (entity_id) DO UPDATE SET profile_stale = 1, updated_at = ${now}`
-      yield* sql`INSERT OR IGNORE INTO fact_entity_roles (fact_id, entity_id, role) VALUES (${fact.factId}, ${id}, ${entity.role})`
+    const entities = [...new Map(
+      fact.entities.filter((entity) => normalizeName(entity.name) !== "").map((entity) => [`${entityId(entity.name)} ${entity.role}`, entity])
+    ).values()]
+    if (entities.length > 0) {
+      const named = [...new Map(entities.map((entity) => [entityId(entity.name), entity.name])).entries()]
+      yield* sql`INSERT INTO entities ${
+        sql.insert(named.map(([id, name]) => ({ entity_id: id, name, normalized_name: normalizeName(name), profile_stale: 1, updated_at: now })))
+      } ON CONFLICT (entity_id) DO UPDATE SET profile_stale = 1, updated_at = excluded.updated_at`
+      yield* sql`INSERT OR IGNORE INTO fact_entity_roles ${
+        sql.insert(entities.map((entity) => ({ fact_id: fact.factId, entity_id: entityId(entity.name), role: entity.role })))
+      }`
     }
     const edges = [...new Map(entities.map((entity) => [entityId(entity.name), entity.role])).entries()]
       .map(([id, role]) => edge(fact.factId, id, EDGE_OF_ROLE[role] ?? "MENTIONS", fact.predicate === "" ? null : fact.predicate, epochSeconds))

@@ -20,6 +20,9 @@ const hasBitIndex = (dimensions: number) => dimensions % 8 === 0
 const CANDIDATES_PER_RESULT = 4
 const MIN_CANDIDATES = 100
 
+/** Vectors per INSERT: two parameters each, well under SQLite's bound-parameter limit. */
+const INSERT_BATCH = 200
+
 const asBytes = (vector: Float32Array) => new Uint8Array(vector.buffer, vector.byteOffset, vector.byteLength)
 
 /** SQL over a store's vectors (sqlite-vec is loaded into every store connection). */
@@ -58,11 +61,14 @@ export const VectorQueries = (sql: SqlClient.SqlClient) => {
         const current = yield* space
         if (current === undefined) yield* claim(wanted)
         else if (current.model !== wanted.model || current.dimensions !== wanted.dimensions) return false
-        for (const row of rows) {
-          yield* sql`INSERT INTO ${sql.literal(exactTable(index))} (seq, embedding) VALUES (${row.seq}, ${asBytes(row.vector)})`
+        for (let start = 0; start < rows.length; start += INSERT_BATCH) {
+          const batch = rows.slice(start, start + INSERT_BATCH)
+          yield* sql`INSERT INTO ${sql.literal(exactTable(index))} ${sql.insert(batch.map((row) => ({ seq: row.seq, embedding: asBytes(row.vector) })))}`
           if (hasBitIndex(wanted.dimensions)) {
-            // vec0 refuses rowids bound as REAL, which is how JS numbers arrive: bind a BigInt.
-            yield* sql`INSERT INTO ${sql.literal(bitTable(index))} (rowid, embedding) VALUES (${BigInt(row.seq)}, vec_quantize_binary(${asBytes(row.vector)}))`
+            // Quantized from the rows just written; their rowids come from SQLite as integers, as vec0 requires.
+            yield* sql`INSERT INTO ${sql.literal(bitTable(index))} (rowid, embedding)
+                       SELECT seq, vec_quantize_binary(embedding) FROM ${sql.literal(exactTable(index))}
+                       WHERE seq IN ${sql.in(batch.map((row) => row.seq))}`
           }
         }
         return true
