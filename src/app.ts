@@ -9,6 +9,7 @@ import { ApiKeys } from "./services/ApiKeys.js"
 import { ContextBuilder } from "./services/ContextBuilder.js"
 import { Embedder } from "./services/Embedder.js"
 import { Graph } from "./services/Graph.js"
+import { Maintenance } from "./services/Maintenance.js"
 import { DataRootLockLive } from "./services/DataRootLockLive.js"
 import { Ingest } from "./services/Ingest.js"
 import { JobRunnerLive } from "./services/JobRunner.js"
@@ -72,7 +73,8 @@ const DomainLive = Layer.mergeAll(
   Graph.Default.pipe(Layer.provide(Retrieval.Default)),
   AnswerLive,
   ObservabilityLive,
-  JobRunnerLive.pipe(Layer.provide(Layer.mergeAll(WritesLive, AnswerLive)))
+  Maintenance.Default,
+  JobRunnerLive.pipe(Layer.provide(Layer.mergeAll(WritesLive, AnswerLive, Maintenance.Default)))
 )
 
 const ServicesLive = DomainLive.pipe(Layer.provideMerge(StoresLive), Layer.provideMerge(ControlServicesLive))

@@ -29,6 +29,7 @@ describe("OpenAPI and /docs", () => {
         "/v1/events",
         "/v1/explore",
         "/v1/jobs/{job_id}",
+        "/v1/maintenance/dream",
         "/v1/memories",
         "/v1/memories/batch",
         "/v1/memories/{memory_id}",

@@ -5,6 +5,7 @@ import { AnswerApi } from "./AnswerApi.js"
 import { InternalErrorWire, PayloadTooLargeWire, ValidationErrorWire } from "./errors.js"
 import { EventsApi } from "./EventsApi.js"
 import { GraphApi } from "./GraphApi.js"
+import { MaintenanceApi } from "./MaintenanceApi.js"
 import { HealthApi } from "./HealthApi.js"
 import { JobsApi } from "./JobsApi.js"
 import { MemoriesApi } from "./MemoriesApi.js"
@@ -18,6 +19,7 @@ export class MemoryApi extends HttpApi.make("memory-service")
   .add(MemoriesApi)
   .add(RetrievalApi)
   .add(GraphApi)
+  .add(MaintenanceApi)
   .add(AnswerApi)
   .add(EventsApi)
   .add(JobsApi)

@@ -11,6 +11,7 @@ import { AdminLive } from "./handlers/admin.js"
 import { AnswerLive } from "./handlers/answer.js"
 import { EventsLive } from "./handlers/events.js"
 import { GraphLive } from "./handlers/graph.js"
+import { MaintenanceLive } from "./handlers/maintenance.js"
 import { HealthLive } from "./handlers/health.js"
 import { JobsLive } from "./handlers/jobs.js"
 import { MemoriesLive } from "./handlers/memories.js"
@@ -42,7 +43,7 @@ export const makeNodeServer = () => {
 }
 
 const ApiLive = HttpApiBuilder.api(MemoryApi).pipe(
-  Layer.provide([HealthLive, MemoriesLive, RetrievalLive, GraphLive, AnswerLive, EventsLive, JobsLive, ObservabilityLive, AdminLive]),
+  Layer.provide([HealthLive, MemoriesLive, RetrievalLive, GraphLive, MaintenanceLive, AnswerLive, EventsLive, JobsLive, ObservabilityLive, AdminLive]),
   Layer.provide(AuthenticationLive)
 )
 

@@ -6,6 +6,7 @@ import { Answerer } from "./Answerer.js"
 import { BatchIngest } from "./BatchIngest.js"
 import { Ingest } from "./Ingest.js"
 import { Jobs } from "./Jobs.js"
+import { Maintenance } from "./Maintenance.js"
 
 /** Jobs run at once, at least; more when the provider may take more sessions at once. */
 const MIN_WORKERS = 4
@@ -33,10 +34,12 @@ export const JobRunnerLive = Layer.scopedDiscard(
     const ingest = yield* Ingest
     const batch = yield* BatchIngest
     const answerer = yield* Answerer
+    const maintenance = yield* Maintenance
     const handlers: Partial<Record<JobKind, JobHandler>> = {
       ingest: ingest.runJob,
       ingest_batch: batch.runJob,
-      answer: answerer.runJob
+      answer: answerer.runJob,
+      dream: maintenance.runJob
     }
 
     const run = (jobId: string) =>

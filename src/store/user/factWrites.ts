@@ -10,7 +10,8 @@ export interface NewFact {
   readonly factId: string
   readonly content: string
   readonly kind: string
-  readonly sessionId: string
+  /** The session it was learned in; none for what the store derives itself (profiles). */
+  readonly sessionId: string | null
   readonly occurredAt: string | null
   readonly validFrom: string | null
   readonly confidence: number

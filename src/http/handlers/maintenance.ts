@@ -1,0 +1,16 @@
+import { HttpApiBuilder } from "@effect/platform"
+import { Effect } from "effect"
+import { MemoryApi } from "../../api/Api.js"
+import { currentAuditContext } from "../../services/AuditContext.js"
+import { Maintenance } from "../../services/Maintenance.js"
+
+export const MaintenanceLive = HttpApiBuilder.group(MemoryApi, "maintenance", (handlers) =>
+  Effect.gen(function*() {
+    const maintenance = yield* Maintenance
+    return handlers.handle("dream", ({ payload }) =>
+      Effect.flatMap(currentAuditContext, (audit) =>
+        Effect.if(payload.async ?? payload.async_mode ?? false, {
+          onTrue: () => maintenance.accept(payload, audit),
+          onFalse: () => maintenance.dream(payload, audit)
+        })))
+  }))

@@ -1,0 +1,174 @@
+import { describe, expect, it } from "@effect/vitest"
+import { Effect, Fiber } from "effect"
+import { startProviderStub } from "../scripts/stubs/llm-providers.js"
+import { chatRequests, llmEnv, providerStub } from "./support/llm.js"
+import { startProcess } from "./support/processes.js"
+import { API_KEY, authHeaders, rawFetch, sendJson, startServer, tempDataRoot, waitForJob } from "./support/server.js"
+import { queryStore } from "./support/stores.js"
+
+interface DreamView {
+  readonly user_id: string
+  readonly status: string
+  readonly entities_processed: number
+  readonly profiles_written: number
+  readonly profiles_superseded: number
+  readonly cancelled: boolean
+  readonly remaining_stale: number
+}
+
+const dream = (baseUrl: string, body: Record<string, unknown> = {}) =>
+  Effect.map(sendJson(`${baseUrl}/v1/maintenance/dream`, { user_id: "alice", ...body }), (r) => ({ status: r.status, body: r.body as DreamView }))
+
+const ingest = (baseUrl: string, contents: ReadonlyArray<string>) =>
+  sendJson(`${baseUrl}/v1/memories`, { user_id: "alice", async_mode: false, messages: contents.map((content) => ({ content })) })
+
+const staleEntities = (dataRoot: string) =>
+  queryStore<{ name: string }>(dataRoot, "alice", "SELECT name FROM entities WHERE profile_stale = 1 ORDER BY name").map((row) => row.name)
+
+describe("POST /v1/maintenance/dream", () => {
+  it.scoped("rebuilds stale profiles as cited profile memories, superseding the previous one; converges to 0", () =>
+    Effect.gen(function*() {
+      const stub = yield* providerStub("openai")
+      const { baseUrl, dataRoot } = yield* startServer(llmEnv(stub))
+      yield* ingest(baseUrl, ["I moved to Berlin last year.", "I work at Acme Corp."])
+      expect(staleEntities(dataRoot)).toEqual(["Acme Corp", "Berlin", "user"])
+      const first = yield* dream(baseUrl)
+      expect(first.status).toBe(200)
+      expect(first.body).toEqual({
+        user_id: "alice",
+        status: "ok",
+        entities_processed: 3,
+        profiles_written: 3,
+        profiles_superseded: 0,
+        cancelled: false,
+        remaining_stale: 0
+      })
+      const [berlin] = queryStore<{ fact_id: string; content: string; kind: string; metadata: string }>(dataRoot, "alice",
+        "SELECT f.fact_id, f.content, f.kind, f.metadata FROM facts f JOIN entities e ON e.profile = f.fact_id WHERE e.name = 'Berlin'")
+      expect(berlin).toMatchObject({ kind: "profile", content: "Berlin: The user moved to Berlin last year." })
+      const cited = JSON.parse(berlin!.metadata) as { citations: Array<string>; profile_of: string }
+      expect(cited.profile_of).toBe("entity_berlin")
+      expect(cited.citations).toHaveLength(1)
+      expect(chatRequests(stub).filter((r) => JSON.stringify(r.body).includes("entity_profile"))).toHaveLength(3)
+      // Nothing is stale: a second run does nothing.
+      expect((yield* dream(baseUrl)).body).toMatchObject({ entities_processed: 0, remaining_stale: 0 })
+      // A new fact about Berlin makes its profile stale again; the next run supersedes the old profile.
+      yield* ingest(baseUrl, ["I love the museums in Berlin."])
+      const again = yield* dream(baseUrl, { priority_order: "fifo" })
+      expect(again.body).toMatchObject({ profiles_superseded: 2, remaining_stale: 0 })
+      expect(queryStore(dataRoot, "alice", "SELECT status FROM facts WHERE fact_id = ?", berlin!.fact_id)).toEqual([{ status: "superseded" }])
+      const usage = (yield* rawFetch(`${baseUrl}/v1/usage`, { headers: authHeaders() })).body as { by_operation: Record<string, { by_phase: Record<string, unknown> }> }
+      expect(Object.keys(usage.by_operation.maintenance!.by_phase)).toEqual(["profile"])
+    }))
+
+  it.scoped("in bounded batches: batch_size per call, remaining_stale going down to 0", () =>
+    Effect.gen(function*() {
+      const { baseUrl, dataRoot } = yield* startServer(llmEnv(yield* providerStub("openai")))
+      yield* ingest(baseUrl, ["I moved to Berlin last year.", "I work at Acme Corp."])
+      const seen: Array<number> = []
+      for (let i = 0; i < 3; i++) seen.push((yield* dream(baseUrl, { batch_size: 1, priority_order: "by_fact_count_delta" })).body.remaining_stale)
+      expect(seen).toEqual([2, 1, 0])
+      expect(staleEntities(dataRoot)).toEqual([])
+    }))
+
+  it.scopedLive("a second run for the same user while one is going is a 200 already_running, doing nothing", () =>
+    Effect.gen(function*() {
+      const stub = yield* providerStub("openai", { delayMs: 150 })
+      const { baseUrl } = yield* startServer(llmEnv(stub))
+      yield* ingest(baseUrl, ["I moved to Berlin last year.", "I work at Acme Corp."])
+      const first = yield* Effect.fork(dream(baseUrl))
+      yield* Effect.sleep("100 millis")
+      const second = yield* dream(baseUrl)
+      expect(second.status).toBe(200)
+      expect(second.body).toMatchObject({ status: "already_running", entities_processed: 0, profiles_written: 0 })
+      expect(second.body.remaining_stale).toBeGreaterThan(0)
+      expect((yield* Fiber.join(first)).body).toMatchObject({ status: "ok", entities_processed: 3, remaining_stale: 0 })
+    }))
+
+  it.scopedLive("the soft deadline stops between entities with cancelled: true; the next run resumes where it stopped", () =>
+    Effect.gen(function*() {
+      const stub = yield* providerStub("openai", { delayMs: 150 })
+      const { baseUrl, dataRoot } = yield* startServer(llmEnv(stub))
+      yield* ingest(baseUrl, ["I moved to Berlin last year.", "I work at Acme Corp."])
+      const cut = (yield* dream(baseUrl, { max_processing_time_sec: 0.1 })).body
+      expect(cut).toMatchObject({ cancelled: true, entities_processed: 1, remaining_stale: 2 })
+      expect(staleEntities(dataRoot)).toHaveLength(2)
+      const rest = (yield* dream(baseUrl)).body
+      expect(rest).toMatchObject({ cancelled: false, entities_processed: 2, remaining_stale: 0 })
+    }))
+
+  it.scopedLive("async (or async_mode): 202 with a dream job whose result is the run's", () =>
+    Effect.gen(function*() {
+      const { baseUrl } = yield* startServer(llmEnv(yield* providerStub("openai")))
+      yield* ingest(baseUrl, ["I moved to Berlin last year."])
+      for (const flag of ["async", "async_mode"]) {
+        const accepted = yield* sendJson(`${baseUrl}/v1/maintenance/dream`, { user_id: "alice", [flag]: true })
+        expect(accepted.status).toBe(202)
+        expect(Object.keys(accepted.body as object).sort()).toEqual(["job_id", "status"])
+        const job = yield* waitForJob(baseUrl, (accepted.body as { job_id: string }).job_id)
+        expect(job).toMatchObject({ status: "succeeded", kind: "dream", result: { status: "ok", remaining_stale: 0 } })
+      }
+    }))
+
+  it.scoped("without an LLM, a digest of the current facts; scope keys are refused (501); bounds are checked", () =>
+    Effect.gen(function*() {
+      const { baseUrl, dataRoot } = yield* startServer()
+      yield* sendJson(`${baseUrl}/v1/memories`, { user_id: "alice", infer: false, async_mode: false, messages: [{ content: "x" }] })
+      const db = (yield* Effect.promise(() => import("better-sqlite3"))).default
+      const store = new db(`${dataRoot}/alice/store.db`)
+      store.exec(`INSERT INTO facts (fact_id, content, kind, created_at, updated_at) VALUES ('fact_1', 'Alice plays the cello.', 'fact', 'x', 'x');
+                  INSERT INTO entities (entity_id, name, normalized_name, profile_stale, updated_at) VALUES ('entity_cello', 'cello', 'cello', 1, 'x');
+                  INSERT INTO fact_entity_roles VALUES ('fact_1', 'entity_cello', 'object');`)
+      store.close()
+      expect((yield* dream(baseUrl)).body).toMatchObject({ profiles_written: 1, remaining_stale: 0 })
+      expect(queryStore(dataRoot, "alice", "SELECT content FROM facts WHERE kind = 'profile'")).toEqual([{ content: "cello: Alice plays the cello." }])
+      expect((yield* dream(baseUrl, { agent_id: "planner" })).status).toBe(501)
+      for (const body of [{ batch_size: 0 }, { batch_size: 1001 }, { max_processing_time_sec: 3601 }, { priority_order: "random" }, { extra: true }]) {
+        expect((yield* dream(baseUrl, body)).status).toBe(422)
+      }
+      expect((yield* dream(baseUrl, { user_id: "../x" })).status).toBe(400)
+    }))
+})
+
+describe("dream across a crash (real processes)", () => {
+  it("a dream job cut by kill -9 resumes at the next start where it stopped: each entity profiled once", async () => {
+    const stub = await startProviderStub({ provider: "openai", delayMs: 250 })
+    const dataRoot = tempDataRoot()
+    const env = { ...llmEnv(stub), SERVICE_API_KEY: API_KEY, SERVICE_DATA_ROOT: dataRoot }
+    const post = (port: number, path: string, body: unknown) =>
+      fetch(`http://127.0.0.1:${port}${path}`, {
+        method: "POST",
+        headers: { authorization: `Bearer ${API_KEY}`, "content-type": "application/json" },
+        body: JSON.stringify(body)
+      }).then((response) => response.json() as Promise<Record<string, unknown>>)
+    const first = await startProcess(env)
+    try {
+      await post(first.port, "/v1/memories", { user_id: "alice", async_mode: false, messages: [{ content: "I moved to Berlin last year. I work at Acme Corp." }] })
+      const accepted = await post(first.port, "/v1/maintenance/dream", { user_id: "alice", async: true, priority_order: "fifo" })
+      // Long enough for one profile to commit, too short for all three.
+      for (let i = 0; i < 100 && queryStore(dataRoot, "alice", "SELECT 1 FROM facts WHERE kind = 'profile'").length === 0; i++) {
+        await new Promise((resolve) => setTimeout(resolve, 20))
+      }
+      first.child.kill("SIGKILL")
+      await first.exited
+      expect(queryStore(dataRoot, "alice", "SELECT count(*) AS n FROM entities WHERE profile_stale = 1")).not.toEqual([{ n: 0 }])
+      const second = await startProcess(env)
+      try {
+        for (let i = 0; i < 250; i++) {
+          const job = await fetch(`http://127.0.0.1:${second.port}/v1/jobs/${String(accepted.job_id)}`, { headers: { authorization: `Bearer ${API_KEY}` } })
+            .then((response) => response.json() as Promise<{ status: string }>)
+          if (job.status === "succeeded") break
+          await new Promise((resolve) => setTimeout(resolve, 40))
+        }
+        expect(queryStore(dataRoot, "alice", "SELECT count(*) AS n FROM entities WHERE profile_stale = 1")).toEqual([{ n: 0 }])
+        // One current profile per entity, none written twice.
+        expect(queryStore(dataRoot, "alice", "SELECT count(*) AS n FROM facts WHERE kind = 'profile'")).toEqual([{ n: 3 }])
+      } finally {
+        second.child.kill("SIGKILL")
+        await second.exited
+      }
+    } finally {
+      await stub.close()
+    }
+  }, 60_000)
+})
