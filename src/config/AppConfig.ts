@@ -31,7 +31,7 @@ export interface Settings {
     readonly timeoutMs: number
     /** Further attempts after a 429, a 5xx, a timeout or a malformed reply. */
     readonly maxRetries: number
-    /** Sessions of one batch sent to the provider at once. */
+    /** Sessions of one batch sent to the provider at once; also how many jobs run at once (at least 4). */
     readonly concurrency: number
   }
   readonly embed: {

@@ -4,6 +4,7 @@ import { DeleteResult, type UpdateMemoryRequest, UpdateResult, UserDeleteResult 
 import { AppConfig } from "../config/AppConfig.js"
 import { insertEvent } from "../store/user/events.js"
 import { LlmProvider } from "../llm/LlmProvider.js"
+import { FACT_KINDS } from "../llm/tasks.js"
 import { entitiesOf } from "../store/user/factWrites.js"
 import { FactQueries, type FactRow } from "../store/user/facts.js"
 import { purgeFact } from "../store/user/purge.js"
@@ -119,7 +120,7 @@ export class MemoryWrites extends Effect.Service<MemoryWrites>()("Memory/MemoryW
           onNone: () =>
             Effect.succeed([{
               statement: content,
-              kind: old.kind as CleanFact["kind"],
+              kind: FACT_KINDS.find((kind) => kind === old.kind) ?? "fact",
               confidence: 1,
               occurred: sessionTime,
               timePrecision: null,
