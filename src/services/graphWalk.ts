@@ -12,7 +12,8 @@ const byCreation = (a: EdgeRow, b: EdgeRow) => a.created_at - b.created_at || (a
  * nodes: an edge reaching one brings, in the same level, the edges of the other facts linked to
  * it (so fact → entity → fact is one hop), and each entity is crossed once. Within a level edges
  * are ordered by created_at, then edge_id. The walk ends after `depth` levels, or after the level
- * in which `limit` edges were found: the caller cuts to `limit` and reports how many were found.
+ * in which `limit` edges were found: the caller cuts to `limit` and reports how many were found
+ * (the edges crossing a level's entities are counted up to `limit`).
  */
 export const walk = (
   q: ReturnType<typeof GraphQueries>,
@@ -27,11 +28,12 @@ export const walk = (
     const found: Array<EdgeRow> = []
     let frontier = [startId]
     for (let level = 1; level <= options.depth && frontier.length > 0 && found.length < options.limit; level++) {
-      const direct = yield* q.edgesTouching({ facts: frontier, entities: [] }, scope)
+      const direct = yield* q.edgesOfFacts(frontier, scope)
       const entities = [...new Set(direct.filter((edge) => edge.dst_kind === "entity").map((edge) => edge.dst_id))]
         .filter((id) => !seenEntities.has(id))
       for (const id of entities) seenEntities.add(id)
-      const crossed = yield* q.edgesTouching({ facts: [], entities }, scope)
+      // The level is cut to `limit` in the same order, so more crossed edges than that could never show.
+      const crossed = yield* q.edgesToEntities(entities, scope, options.limit)
       const next: Array<string> = []
       for (const edge of [...direct, ...crossed].sort(byCreation)) {
         if (seenEdges.has(edge.edge_id)) continue

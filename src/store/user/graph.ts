@@ -28,6 +28,14 @@ const chunked = <A, E>(ids: ReadonlyArray<string>, query: (chunk: ReadonlyArray<
 /** Queries of the graph routes over one user's store. Facts of any status; scope narrows. */
 export const GraphQueries = (sql: SqlClient.SqlClient) => {
   const retrieval = RetrievalQueries(sql)
+  // Each lookup goes through one index (src or dst): an OR across both would scan the table.
+  const selectEdges = sql`
+    SELECT e.edge_id, e.src_fact_id, e.dst_id, e.edge_type, e.predicate, e.confidence, e.metadata, e.created_at,
+      CASE WHEN d.fact_id IS NOT NULL THEN 'fact' WHEN n.entity_id IS NOT NULL THEN 'entity' ELSE 'other' END AS dst_kind
+    FROM edges e JOIN facts s ON s.fact_id = e.src_fact_id
+      LEFT JOIN facts d ON d.fact_id = e.dst_id
+      LEFT JOIN entities n ON n.entity_id = e.dst_id`
+  const inScope = (scope: ScopeFilter) => sql`${scopedTo(sql, "s", scope)} AND (d.fact_id IS NULL OR ${scopedTo(sql, "d", scope)})`
   return {
     /** Entities whose normalized name contains the needle: an exact match first, then shorter names. */
     entitiesMatching: (needle: string, limit: number) =>
@@ -50,23 +58,24 @@ export const GraphQueries = (sql: SqlClient.SqlClient) => {
       chunked(factIds, (chunk) =>
         sql<FactRow>`SELECT ${sql.literal(FACT_COLUMNS)} FROM facts f WHERE f.fact_id IN ${sql.in(chunk)} AND ${scopedTo(sql, "f", scope)}`),
 
+    /** Edges from or to the given facts whose fact endpoints are all within scope. */
+    edgesOfFacts: (factIds: ReadonlyArray<string>, scope: ScopeFilter) =>
+      factIds.length === 0
+        ? Effect.succeed([] as ReadonlyArray<EdgeRow>)
+        : sql<EdgeRow>`${selectEdges}
+          WHERE e.edge_id IN (SELECT edge_id FROM edges WHERE src_fact_id IN ${sql.in(factIds)}
+                              UNION SELECT edge_id FROM edges WHERE dst_id IN ${sql.in(factIds)})
+            AND ${inScope(scope)}`,
+
     /**
-     * Edges from or to the given facts, and edges to the given entities, whose fact endpoints are
-     * all within scope.
+     * The first edges (by created_at, then edge_id) into the given entities whose fact endpoints
+     * are within scope: a popular entity links to thousands of facts, of which a walk shows a few.
      */
-    edgesTouching: (ends: { readonly facts: ReadonlyArray<string>; readonly entities: ReadonlyArray<string> }, scope: ScopeFilter) => {
-      const into = [...ends.facts, ...ends.entities]
-      if (into.length === 0) return Effect.succeed([] as ReadonlyArray<EdgeRow>)
-      const from = ends.facts.length === 0 ? sql`0 = 1` : sql`e.src_fact_id IN ${sql.in(ends.facts)}`
-      return sql<EdgeRow>`
-        SELECT e.edge_id, e.src_fact_id, e.dst_id, e.edge_type, e.predicate, e.confidence, e.metadata, e.created_at,
-          CASE WHEN d.fact_id IS NOT NULL THEN 'fact' WHEN n.entity_id IS NOT NULL THEN 'entity' ELSE 'other' END AS dst_kind
-        FROM edges e JOIN facts s ON s.fact_id = e.src_fact_id
-          LEFT JOIN facts d ON d.fact_id = e.dst_id
-          LEFT JOIN entities n ON n.entity_id = e.dst_id
-        WHERE (${from} OR e.dst_id IN ${sql.in(into)})
-          AND ${scopedTo(sql, "s", scope)} AND (d.fact_id IS NULL OR ${scopedTo(sql, "d", scope)})`
-    },
+    edgesToEntities: (entityIds: ReadonlyArray<string>, scope: ScopeFilter, limit: number) =>
+      entityIds.length === 0
+        ? Effect.succeed([] as ReadonlyArray<EdgeRow>)
+        : sql<EdgeRow>`${selectEdges} WHERE e.dst_id IN ${sql.in(entityIds)} AND ${inScope(scope)}
+          ORDER BY e.created_at, e.edge_id LIMIT ${limit}`,
 
     /** The source turns and entity roles of facts, for their cards. */
     provenance: (factIds: ReadonlyArray<string>) =>
