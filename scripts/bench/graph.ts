@@ -25,12 +25,8 @@ import { userStoreMigrations } from "../../src/store/user/migrations.js"
 import { appendTurns, spanId } from "../../src/store/user/turns.js"
 import { utcTimestamp } from "../../src/util/timestamps.js"
 import { STORE_SCHEMA_VERSION } from "../../src/version.js"
-import { BENCH_KEY, percentile, startService } from "./support.js"
+import { arg, BENCH_KEY, percentile, startService } from "./support.js"
 
-const arg = (name: string, fallback: number) => {
-  const i = process.argv.indexOf(`--${name}`)
-  return i > 0 ? Number(process.argv[i + 1]) : fallback
-}
 const ENTITIES = arg("entities", 10_000)
 const FACTS = arg("facts", 50_000)
 const QUERIES = arg("queries", 200)

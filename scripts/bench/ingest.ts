@@ -15,12 +15,8 @@ import { openMigrated } from "../../src/store/sqlite.js"
 import { userStoreMigrations } from "../../src/store/user/migrations.js"
 import { appendTurns } from "../../src/store/user/turns.js"
 import { STORE_SCHEMA_VERSION } from "../../src/version.js"
-import { BENCH_KEY, percentile, startService } from "./support.js"
+import { arg, BENCH_KEY, percentile, startService } from "./support.js"
 
-const arg = (name: string, fallback: number) => {
-  const i = process.argv.indexOf(`--${name}`)
-  return i > 0 ? Number(process.argv[i + 1]) : fallback
-}
 const REQUESTS = arg("requests", 200)
 const TURNS = arg("turns", 50)
 const KEY = BENCH_KEY

@@ -11,12 +11,8 @@ import * as NodeFs from "node:fs"
 import * as NodeOs from "node:os"
 import * as NodePath from "node:path"
 import { type ProviderStub, startProviderStub, type StubRequest } from "../stubs/llm-providers.js"
-import { BENCH_KEY, percentile, startService } from "./support.js"
+import { arg, BENCH_KEY, percentile, startService } from "./support.js"
 
-const arg = (name: string, fallback: number) => {
-  const i = process.argv.indexOf(`--${name}`)
-  return i > 0 ? Number(process.argv[i + 1]) : fallback
-}
 const SESSIONS = arg("sessions", 100)
 const DELAY_MS = arg("delay", 50)
 const CONCURRENCY = arg("concurrency", 8)

@@ -41,3 +41,9 @@ export const startService = (dataRoot: string, env: Record<string, string> = {})
 
 /** Nearest-rank percentile of sorted values. */
 export const percentile = (sorted: ReadonlyArray<number>, p: number) => sorted[Math.min(sorted.length - 1, Math.ceil(p * sorted.length) - 1)] ?? 0
+
+/** A numeric command-line flag, `--name value`, or its default. */
+export const arg = (name: string, fallback: number) => {
+  const i = process.argv.indexOf(`--${name}`)
+  return i > 0 ? Number(process.argv[i + 1]) : fallback
+}

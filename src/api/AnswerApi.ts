@@ -3,6 +3,7 @@ import { Schema } from "effect"
 import { Authentication } from "./Authentication.js"
 import { InvalidScopeWire, ProviderFailureWire, ServiceUnavailableWire, StoreUnavailableWire } from "./errors.js"
 import { ScopeFields } from "./MemoriesApi.js"
+import { JobStarted } from "./JobsApi.js"
 import { forbidExtra } from "./validation.js"
 
 const bounded = (min: number, max: number, fallback: number) =>
@@ -35,17 +36,13 @@ export class AnswerResponse extends Schema.Class<AnswerResponse>("AnswerResponse
   usage: Schema.Record({ key: Schema.String, value: Schema.Unknown })
 }) {}
 
-export class AnswerAccepted extends Schema.Class<AnswerAccepted>("AnswerAccepted")({
-  job_id: Schema.String,
-  status: Schema.Literal("pending")
-}) {}
 
 export class AnswerApi extends HttpApiGroup.make("answer")
   .add(
     HttpApiEndpoint.post("answer", "/v1/answer")
       .setPayload(AnswerRequest)
       .addSuccess(AnswerResponse)
-      .addSuccess(AnswerAccepted, { status: 202 })
+      .addSuccess(JobStarted, { status: 202 })
       .addError(ServiceUnavailableWire)
       .addError(ProviderFailureWire)
       .addError(InvalidScopeWire)

@@ -20,6 +20,12 @@ export class Job extends Schema.Class<Job>("Job")({
   error: Schema.NullOr(Schema.String)
 }) {}
 
+/** A job accepted for a route that gives no session: its id to poll. */
+export class JobStarted extends Schema.Class<JobStarted>("JobStarted")({
+  job_id: Schema.String,
+  status: Schema.Literal("pending")
+}) {}
+
 export class JobsApi extends HttpApiGroup.make("jobs")
   .add(
     HttpApiEndpoint.get("getJob", "/v1/jobs/:job_id")

@@ -3,6 +3,7 @@ import { Schema } from "effect"
 import { Authentication } from "./Authentication.js"
 import { InvalidScopeWire, NotImplementedWire, ProviderFailureWire, StoreUnavailableWire } from "./errors.js"
 import { ScopeFields } from "./MemoriesApi.js"
+import { JobStarted } from "./JobsApi.js"
 import { forbidExtra } from "./validation.js"
 
 export const PriorityOrder = Schema.Literal("by_staleness", "by_fact_count_delta", "fifo")
@@ -30,17 +31,13 @@ export class DreamResult extends Schema.Class<DreamResult>("DreamResult")({
   remaining_stale: Schema.Int
 }) {}
 
-export class DreamAccepted extends Schema.Class<DreamAccepted>("DreamAccepted")({
-  job_id: Schema.String,
-  status: Schema.Literal("pending")
-}) {}
 
 export class MaintenanceApi extends HttpApiGroup.make("maintenance")
   .add(
     HttpApiEndpoint.post("dream", "/v1/maintenance/dream")
       .setPayload(DreamRequest)
       .addSuccess(DreamResult)
-      .addSuccess(DreamAccepted, { status: 202 })
+      .addSuccess(JobStarted, { status: 202 })
       .addError(NotImplementedWire)
       .addError(InvalidScopeWire)
       .addError(ProviderFailureWire)

@@ -1,11 +1,11 @@
 import { Clock, Effect, Option, Schema } from "effect"
-import { AnswerAccepted, AnswerRequest, AnswerResponse } from "../api/AnswerApi.js"
+import { AnswerRequest, AnswerResponse } from "../api/AnswerApi.js"
 import { ServiceUnavailable } from "../api/errors.js"
+import { JobStarted } from "../api/JobsApi.js"
 import { LlmProvider } from "../llm/LlmProvider.js"
 import { PLAN_PROMPT, READ_PROMPT } from "../llm/prompts.js"
 import { type EvidenceLine, Plan, Reading } from "../llm/tasks.js"
-import type { CallUsage } from "../llm/usage.js"
-import { summarizeCalls } from "../llm/usage.js"
+import { type CallUsage, summarizeCalls } from "../llm/usage.js"
 import type { EvidenceItem } from "../retrieval/evidence.js"
 import { localNow } from "../domain/sessionTime.js"
 import { Jobs } from "./Jobs.js"
@@ -121,7 +121,7 @@ export class Answerer extends Effect.Service<Answerer>()("Memory/Answerer", {
         Effect.gen(function*() {
           yield* requireLlm(false)
           const jobId = yield* jobs.submit("answer", request.user_id, { request: Schema.encodeSync(AnswerRequest)(request) })
-          return new AnswerAccepted({ job_id: jobId, status: "pending" })
+          return new JobStarted({ job_id: jobId, status: "pending" })
         }),
 
       runJob: (payload: unknown) =>

@@ -1,6 +1,6 @@
 import { Clock, Effect, Option, Schema } from "effect"
 import { NotImplemented } from "../api/errors.js"
-import { DreamAccepted, DreamRequest, DreamResult } from "../api/MaintenanceApi.js"
+import { DreamRequest, DreamResult } from "../api/MaintenanceApi.js"
 import { LlmProvider } from "../llm/LlmProvider.js"
 import { PROFILE_PROMPT } from "../llm/prompts.js"
 import { type EvidenceLine, Profile } from "../llm/tasks.js"
@@ -10,6 +10,7 @@ import { FactQueries, type FactRow } from "../store/user/facts.js"
 import { ProfileQueries, type StaleEntity } from "../store/user/profiles.js"
 import { utcTimestamp } from "../util/timestamps.js"
 import type { AuditContext } from "./AuditContext.js"
+import { JobStarted } from "../api/JobsApi.js"
 import { Jobs } from "./Jobs.js"
 import { StoreCache, validateUserId } from "./StoreCache.js"
 
@@ -193,7 +194,7 @@ export class Maintenance extends Effect.Service<Maintenance>()("Memory/Maintenan
         Effect.gen(function*() {
           const userId = yield* dreamer(request)
           const jobId = yield* jobs.submit("dream", userId, Schema.encodeSync(DreamJobPayload)({ request, audit }))
-          return new DreamAccepted({ job_id: jobId, status: "pending" })
+          return new JobStarted({ job_id: jobId, status: "pending" })
         }),
 
       runJob: (payload: unknown) =>
