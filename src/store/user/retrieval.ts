@@ -84,8 +84,11 @@ export const RetrievalQueries = (sql: SqlClient.SqlClient) => {
         if (options.names.length === 0) return [] as ReadonlyArray<FactRow>
         const entities = yield* sql<{ readonly entity_id: string }>`SELECT entity_id FROM entities WHERE normalized_name IN ${sql.in(options.names)}`
         if (entities.length === 0) return []
+        // The newest visible facts only: an entity named in many facts (the user) costs no more than its share of the result.
         const direct = (yield* sql<{ readonly fact_id: string }>`
-          SELECT DISTINCT fact_id FROM fact_entity_roles WHERE entity_id IN ${sql.in(entities.map((e) => e.entity_id))}`).map((r) => r.fact_id)
+          SELECT DISTINCT f.fact_id, f.seq FROM fact_entity_roles r JOIN facts f ON f.fact_id = r.fact_id
+          WHERE r.entity_id IN ${sql.in(entities.map((e) => e.entity_id))} AND ${visible(options.statuses)} AND ${scoped("f", options.scope)}
+          ORDER BY f.seq DESC LIMIT ${options.limit}`).map((r) => r.fact_id)
         if (direct.length === 0) return []
         const hop = (yield* sql<{ readonly fact_id: string }>`
           SELECT dst_id AS fact_id FROM edges WHERE src_fact_id IN ${sql.in(direct)}
