@@ -1,0 +1,37 @@
+import { Command } from "@effect/cli"
+import { addCommand } from "./add.js"
+import { statsCommand, usageCommand } from "./admin.js"
+import { dreamCommand } from "./dream.js"
+import { eventsCommand } from "./events.js"
+import { healthCommand } from "./health.js"
+import { importCommand } from "./import.js"
+import { jobCommand } from "./jobs.js"
+import { keysCommand } from "./keys.js"
+import { mcpCommand } from "./mcp.js"
+import { deleteCommand, getCommand, listCommand, supersedeCommand } from "./memories.js"
+import { answerCommand, contextCommand, searchCommand } from "./retrieval.js"
+import { serveCommand } from "./serve.js"
+
+export const rootCommand = Command.make("memory-service").pipe(
+  Command.withDescription("Command line for the memory service: every route of its HTTP API, through the typed client"),
+  Command.withSubcommands([
+    serveCommand,
+    healthCommand,
+    addCommand,
+    importCommand,
+    searchCommand,
+    contextCommand,
+    answerCommand,
+    getCommand,
+    listCommand,
+    eventsCommand,
+    supersedeCommand,
+    deleteCommand,
+    jobCommand,
+    dreamCommand,
+    keysCommand,
+    statsCommand,
+    usageCommand,
+    mcpCommand
+  ])
+)

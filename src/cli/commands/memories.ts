@@ -1,0 +1,64 @@
+import { Args, Command, Options } from "@effect/cli"
+import { Console, Effect, Option } from "effect"
+import { ListMemoriesQuery, type Memory, UpdateMemoryRequest } from "../../api/MemoriesApi.js"
+import { withClient } from "../client.js"
+import { request } from "../decode.js"
+import { memoryId, optionalField, optionalInteger, userOptions } from "../options.js"
+import { CONTENT_WIDTH, printAs, printRecord, printTable, truncate } from "../output.js"
+
+const memoryRows = (memories: ReadonlyArray<Memory>) =>
+  memories.map((m) => [m.id, m.kind, m.status, m.occurred_at, truncate(m.content, CONTENT_WIDTH)])
+const MEMORY_HEADERS = ["ID", "KIND", "STATUS", "OCCURRED", "CONTENT"]
+
+const printMemory = (memory: Memory) => printRecord({ ...memory })
+
+/** Query strings carry numbers as text: the contract's query schema reads them back. */
+const asQuery = (value: Option.Option<number>) => Option.map(value, String)
+
+export const getCommand = Command.make("get", { ...userOptions, memoryId }, ({ json, memoryId, user, ...connection }) =>
+  withClient(connection, (client) => client.memories.get({ path: { memory_id: memoryId }, urlParams: { user_id: user } })).pipe(
+    Effect.flatMap((memory) => printAs(json, memory, printMemory))
+  )).pipe(Command.withDescription("One memory (superseded versions stay readable)"))
+
+export const listCommand = Command.make(
+  "list",
+  { ...userOptions, limit: optionalInteger("limit", "Page size (1-500, default 50)"), offset: optionalInteger("offset", "Rows to skip") },
+  ({ json, limit, offset, user, ...connection }) =>
+    Effect.gen(function*() {
+      const urlParams = yield* request(ListMemoriesQuery, {
+        user_id: user,
+        ...optionalField("limit", asQuery(limit)),
+        ...optionalField("offset", asQuery(offset))
+      })
+      const page = yield* withClient(connection, (client) => client.memories.list({ urlParams }))
+      yield* printAs(json, page, (p) =>
+        Effect.zipRight(
+          printTable(MEMORY_HEADERS, memoryRows(p.memories)),
+          Console.log(`${p.offset + 1}-${p.offset + p.memories.length} of ${p.total}`)
+        ))
+    })
+).pipe(Command.withDescription("Current memories of a user, oldest first"))
+
+export const supersedeCommand = Command.make(
+  "supersede",
+  { ...userOptions, memoryId, content: Args.text({ name: "content" }) },
+  ({ content, json, memoryId, user, ...connection }) =>
+    Effect.gen(function*() {
+      const payload = yield* request(UpdateMemoryRequest, { user_id: user, content })
+      const result = yield* withClient(connection, (client) => client.memories.update({ path: { memory_id: memoryId }, payload }))
+      yield* printAs(json, result, (r) => Console.log(`${r.superseded_id} superseded by ${r.memory.id}: ${truncate(r.memory.content, CONTENT_WIDTH)}`))
+    })
+).pipe(Command.withDescription("Correct a memory: a new version supersedes it"))
+
+export const deleteCommand = Command.make(
+  "delete",
+  { ...userOptions, memoryId, purge: Options.boolean("purge").pipe(Options.withDescription("Erase instead of archive (needs SERVICE_ALLOW_PURGE)")) },
+  ({ json, memoryId, purge, user, ...connection }) =>
+    withClient(connection, (client) => client.memories.delete({ path: { memory_id: memoryId }, urlParams: { user_id: user, purge } })).pipe(
+      Effect.flatMap((result) =>
+        printAs(json, result, (r) =>
+          Console.log(
+            r.already_deleted ? `${r.id} was already deleted` : r.deleted ? `${r.id} ${r.purged ? "purged" : "archived"}` : `${r.id}: no such memory`
+          )))
+    )
+).pipe(Command.withDescription("Archive (or --purge) a memory"))

@@ -1,0 +1,13 @@
+import { Effect, ParseResult, Schema } from "effect"
+import { CliFailure } from "./errors.js"
+
+/**
+ * Builds a request through the contract's own schema: defaults are filled in and bad input is
+ * refused before anything is sent, with the same rules the server applies.
+ */
+export const request = <A, I>(schema: Schema.Schema<A, I>, input: unknown): Effect.Effect<A, CliFailure> =>
+  Schema.decodeUnknown(schema)(input).pipe(
+    Effect.mapError((error) =>
+      new CliFailure({ code: "validation_error", message: ParseResult.TreeFormatter.formatErrorSync(error) })
+    )
+  )

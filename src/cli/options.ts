@@ -1,0 +1,34 @@
+import { Args, Options } from "@effect/cli"
+import { Config, Option } from "effect"
+
+const DEFAULT_API_URL = "http://127.0.0.1:8000"
+
+/** Where the service is and the key to use: flags first, then the environment. */
+export const connection = {
+  apiUrl: Options.text("api-url").pipe(
+    Options.withFallbackConfig(Config.string("SERVICE_API_URL").pipe(Config.withDefault(DEFAULT_API_URL))),
+    Options.withDescription("Base URL of the service (env SERVICE_API_URL, default http://127.0.0.1:8000)")
+  ),
+  apiKey: Options.redacted("api-key").pipe(
+    Options.withFallbackConfig(Config.redacted("SERVICE_API_KEY")),
+    Options.optional,
+    Options.withDescription("API key (env SERVICE_API_KEY)")
+  )
+}
+
+export const json = Options.boolean("json").pipe(Options.withDescription("Print the JSON answer on one line"))
+
+export const user = Options.text("user").pipe(Options.withAlias("u"), Options.withDescription("The user id"))
+
+/** Data commands share the connection, --json and --user. */
+export const dataOptions = { ...connection, json }
+export const userOptions = { ...dataOptions, user }
+
+export const optionalInteger = (name: string, description: string) =>
+  Options.integer(name).pipe(Options.optional, Options.withDescription(description))
+
+export const memoryId = Args.text({ name: "memory_id" })
+
+/** An Option as an optional property (exactOptionalPropertyTypes refuses `undefined`). */
+export const optionalField = <K extends string, A>(key: K, value: Option.Option<A>): { readonly [P in K]?: A } =>
+  Option.match(value, { onNone: () => ({}), onSome: (a) => ({ [key]: a }) as { readonly [P in K]?: A } })

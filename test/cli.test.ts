@@ -1,0 +1,166 @@
+import { describe, expect, it } from "@effect/vitest"
+import { Effect } from "effect"
+import { spawn } from "node:child_process"
+import * as NodeFs from "node:fs"
+import * as NodePath from "node:path"
+import { API_KEY, apiClient, type RunningServer, startServer, tempDataRoot } from "./support/server.js"
+import { seedFacts } from "./support/stores.js"
+
+const ROOT = NodePath.resolve(import.meta.dirname, "..")
+const CLI_TIMEOUT_MS = 20_000
+
+interface CliRun {
+  readonly code: number | null
+  readonly stdout: string
+  readonly stderr: string
+}
+
+/**
+ * The CLI as a real process in a clean environment. Asynchronous on purpose: the server runs in
+ * this process, so a blocking spawn would leave the CLI's requests unanswered.
+ */
+const cli = (server: RunningServer, args: ReadonlyArray<string>, options: { readonly key?: string; readonly stdin?: string } = {}) =>
+  Effect.promise(() =>
+    new Promise<CliRun>((resolve, reject) => {
+      const child = spawn(process.execPath, ["--import", "tsx", "src/cli/main.ts", ...args], {
+        cwd: ROOT,
+        env: { PATH: process.env.PATH ?? "", HOME: process.env.HOME ?? "/tmp", SERVICE_API_URL: server.baseUrl, SERVICE_API_KEY: options.key ?? API_KEY },
+        stdio: ["pipe", "pipe", "pipe"]
+      })
+      let stdout = ""
+      let stderr = ""
+      child.stdout.on("data", (chunk: Buffer) => (stdout += chunk.toString()))
+      child.stderr.on("data", (chunk: Buffer) => (stderr += chunk.toString()))
+      const timer = setTimeout(() => {
+        child.kill("SIGKILL")
+        reject(new Error(`memory-service ${args.join(" ")} did not finish\n${stdout}\n${stderr}`))
+      }, CLI_TIMEOUT_MS)
+      child.on("exit", (code) => {
+        clearTimeout(timer)
+        resolve({ code, stdout, stderr })
+      })
+      child.stdin.end(options.stdin ?? "")
+    })
+  )
+
+/** Runs a command that must succeed, answering its stdout. */
+const ok = (server: RunningServer, args: ReadonlyArray<string>, options: { readonly stdin?: string } = {}) =>
+  Effect.map(cli(server, args, options), (run) => {
+    // Compared with its stderr, so a failure shows why.
+    expect({ args, code: run.code, stderr: run.code === 0 ? "" : run.stderr }).toEqual({ args, code: 0, stderr: "" })
+    return run.stdout
+  })
+
+const jsonOf = <A>(stdout: string): A => JSON.parse(stdout) as A
+
+describe("memory-service CLI", () => {
+  it.scoped("health, add and wait, reads, corrections, deletes and errors", () =>
+    Effect.gen(function*() {
+      const server = yield* startServer()
+      const [health, added, fromStdin, unknown, wrongKey] = yield* Effect.all([
+        ok(server, ["health"]),
+        ok(server, ["add", "--user", "alice", "--message", "I moved to Lisbon in March.", "--session-id", "trip", "--no-infer"]),
+        ok(server, ["add", "--user", "alice", "--file", "-", "--no-infer", "--no-wait", "--json"], {
+          stdin: JSON.stringify([{ role: "assistant", content: "Noted: green tea every morning." }])
+        }),
+        cli(server, ["get", "--user", "alice", "fact_missing"]),
+        cli(server, ["list", "--user", "alice"], { key: "wrong-key" })
+      ], { concurrency: "unbounded" })
+      expect(health).toMatch(/^ok\s+version \S+\s+schema \d+\s+auth enabled/)
+      expect(added).toContain("turns_written: 1")
+      expect(added).toContain("session_id: trip")
+      expect(unknown.code).not.toBe(0)
+      expect(unknown.stderr).toMatch(/^not_found: /)
+      expect(wrongKey.code).not.toBe(0)
+      expect(wrongKey.stderr).toMatch(/^unauthorized: /)
+      expect(`${unknown.stderr}${wrongKey.stderr}`).not.toContain(API_KEY)
+
+      // Without an LLM nothing extracts facts: seed them in the store the adds created.
+      seedFacts(server.dataRoot, "alice", [
+        { fact_id: "fact_home", content: "Alice lives in Porto.", kind: "state" },
+        { fact_id: "fact_pet", content: "Alice has a cat.", kind: "fact" }
+      ])
+      const jobId = jsonOf<{ job_id: string }>(fromStdin).job_id
+      const [table, listed, search, context, got, job] = yield* Effect.all([
+        ok(server, ["list", "--user", "alice"]),
+        ok(server, ["list", "--user", "alice", "--json", "--limit", "1"]),
+        ok(server, ["search", "--user", "alice", "Lisbon", "--top-k", "3"]),
+        cli(server, ["context", "--user", "alice", "Lisbon"]),
+        ok(server, ["get", "--user", "alice", "fact_home", "--json"]),
+        ok(server, ["job", jobId, "--json"])
+      ], { concurrency: "unbounded" })
+      expect(table.split("\n")[0]).toMatch(/^ID\s+KIND\s+STATUS\s+OCCURRED\s+CONTENT$/)
+      expect(table).toMatch(/fact_home\s+state\s+active/)
+      expect(listed.trim().split("\n")).toHaveLength(1)
+      expect(jsonOf<{ total: number; memories: Array<unknown> }>(listed)).toMatchObject({ total: 2, limit: 1 })
+      expect(search).toMatch(/ev_raw:trip_turn_1\s+trip\s+I moved to Lisbon in March\./)
+      expect(context.code).toBe(0)
+      expect(context.stdout).toContain("I moved to Lisbon in March.")
+      expect(context.stderr).toMatch(/^citations: /m)
+      expect(jsonOf(got)).toMatchObject({ id: "fact_home", content: "Alice lives in Porto.", status: "active" })
+      expect(jsonOf(job)).toMatchObject({ job_id: jobId, kind: "ingest" })
+
+      const superseded = yield* ok(server, ["supersede", "--user", "alice", "fact_home", "Alice lives in Lisbon."])
+      expect(superseded).toMatch(/^fact_home superseded by fact_\S+: Alice lives in Lisbon\.$/m)
+      const [deleted, again, events] = yield* Effect.all([
+        ok(server, ["delete", "--user", "alice", "fact_pet"]),
+        ok(server, ["delete", "--user", "alice", "fact_nothing"]),
+        ok(server, ["events", "--user", "alice", "--type", "memory_supersede", "--json"])
+      ])
+      expect(deleted.trim()).toBe("fact_pet archived")
+      expect(again.trim()).toBe("fact_nothing: no such memory")
+      expect(jsonOf<{ events: Array<{ memory_id: string }> }>(events).events.map((e) => e.memory_id)).toHaveLength(1)
+    }), 60_000)
+
+  it.scoped("keys, stats and usage", () =>
+    Effect.gen(function*() {
+      const server = yield* startServer()
+      const created = yield* cli(server, ["keys", "create", "ci"])
+      expect(created.code).toBe(0)
+      // The new key alone on stdout, so `KEY=$(memory-service keys create ci)` works.
+      expect(created.stdout.trim()).toMatch(/^\S+$/)
+      expect(created.stderr).toMatch(/^key \S+ \(ci\) created/)
+      const keyId = /^key (\S+)/.exec(created.stderr)?.[1] ?? ""
+      const [usedNewKey, stats, usage] = yield* Effect.all([
+        cli(server, ["stats", "--json"], { key: created.stdout.trim() }),
+        ok(server, ["stats"]),
+        ok(server, ["usage", "--json"])
+      ], { concurrency: "unbounded" })
+      expect(usedNewKey.code).toBe(0)
+      expect(jsonOf(usedNewKey.stdout)).toHaveProperty("users")
+      expect(stats).toMatch(/^users: \d+$/m)
+      expect(jsonOf(usage)).toHaveProperty("by_operation")
+      const revoked = yield* ok(server, ["keys", "revoke", keyId])
+      expect(revoked).toContain(`key ${keyId} (ci) revoked at`)
+      const list = yield* ok(server, ["keys", "list"])
+      expect(list.split("\n")[0]).toMatch(/^ID\s+NAME\s+PREFIX\s+CREATED\s+LAST USED\s+REVOKED$/)
+      expect(list).toMatch(new RegExp(`${keyId}\\s+ci\\s+`))
+      expect(list).not.toMatch(/\bno$/m)
+    }), 60_000)
+
+  it.scoped("import sends batches and a rerun skips what the state file says is done", () =>
+    Effect.gen(function*() {
+      const server = yield* startServer()
+      const file = NodePath.join(tempDataRoot(), "sessions.jsonl")
+      const session = (i: number) => JSON.stringify({ session_id: `s${i}`, messages: [{ content: `Session ${i} says hello.` }] })
+      NodeFs.writeFileSync(file, `${session(1)}\n${session(2)}\n`)
+      const first = yield* cli(server, ["import", file, "--user", "bob", "--no-infer", "--batch-size", "1"])
+      expect(first.code).toBe(0)
+      expect(first.stdout.trim()).toBe("succeeded 2, failed 0")
+      expect(first.stderr).toContain("imported 2/2")
+      expect(JSON.parse(NodeFs.readFileSync(`${file}.import-state.json`, "utf8"))).toMatchObject({ next_index: 2, succeeded: 2 })
+
+      // One more session, and one that the service refuses (no messages): only those two are sent.
+      NodeFs.appendFileSync(file, `${session(3)}\n{"messages":[]}\n`)
+      const rerun = yield* cli(server, ["import", file, "--user", "bob", "--no-infer"])
+      expect(rerun.code).not.toBe(0)
+      expect(rerun.stderr).toContain("resuming at session 2 of 4")
+      expect(rerun.stdout).toContain("succeeded 3, failed 1 (resumed: 2 already done)")
+      expect(rerun.stdout).toMatch(/session 3: validation_error: /)
+      expect(rerun.stderr).toMatch(/^import_incomplete: 1 session\(s\) failed$/m)
+
+      const client = yield* apiClient(server.baseUrl)
+      const events = yield* client.events.list({ urlParams: { user_id: "bob", offset: 0, limit: 50 } })
+      expect(events.events.map((e) => e.session_id).sort()).toEqual(["s1", "s2", "s3"])
+    }), 60_000)
+})
