@@ -17,6 +17,7 @@ import { JobsLive } from "./handlers/jobs.js"
 import { MemoriesLive } from "./handlers/memories.js"
 import { ObservabilityLive } from "./handlers/observability.js"
 import { RetrievalLive } from "./handlers/retrieval.js"
+import { McpHttpLive } from "../mcp/http.js"
 import { RequestLog } from "../services/RequestLog.js"
 import { RequestMetrics } from "../services/RequestMetrics.js"
 import { requestContext, type ServedRequest } from "./requestContext.js"
@@ -47,7 +48,7 @@ const ApiLive = HttpApiBuilder.api(MemoryApi).pipe(
   Layer.provide(AuthenticationLive)
 )
 
-/** The HTTP server: the API, /docs, /openapi.json, and the middleware around them. */
+/** The HTTP server: the API, /mcp, /docs, /openapi.json, and the middleware around them. */
 export const HttpLive = Layer.unwrapEffect(
   Effect.gen(function*() {
     const config = yield* AppConfig
@@ -80,6 +81,8 @@ export const HttpLive = Layer.unwrapEffect(
       Layer.provide(HttpApiSwagger.layer({ path: "/docs" })),
       Layer.provide(HttpApiBuilder.middlewareOpenApi({ path: "/openapi.json" })),
       Layer.provide(edgeLayer({ maxBodyBytes: config.maxBodyBytes, cors })),
+      // MCP over streamable HTTP at /mcp, on the API's router, behind the same key check.
+      Layer.provide(McpHttpLive.pipe(Layer.provide(AuthenticationLive))),
       Layer.provide(ApiLive),
       HttpServer.withLogAddress,
       Layer.provideMerge(NodeHttpServer.layer(makeNodeServer, { port: config.port, host: config.host }))

@@ -1,0 +1,49 @@
+import { Effect, Layer, ParseResult, Schema } from "effect"
+import { ERROR_CATALOGUE, isApiError } from "../api/errors.js"
+import { RefineRequest } from "../api/GraphApi.js"
+import { AddMemoriesRequest } from "../api/MemoriesApi.js"
+import { ContextRequest, SearchRequest } from "../api/RetrievalApi.js"
+import { ContextBuilder } from "../services/ContextBuilder.js"
+import { Graph } from "../services/Graph.js"
+import { Ingest } from "../services/Ingest.js"
+import { MemoryReads } from "../services/MemoryReads.js"
+import { MemoryWrites } from "../services/MemoryWrites.js"
+import { Retrieval } from "../services/Retrieval.js"
+import { MemoryBackend, ToolFailure } from "./backend.js"
+
+/** The tools' audit identity: the MCP runtime does not hand a tool the HTTP request it came in on. */
+const MCP_AUDIT = { actor: "mcp", requestId: null }
+
+const toToolFailure = (error: unknown): ToolFailure => {
+  if (isApiError(error)) return new ToolFailure({ code: ERROR_CATALOGUE[error._tag].code, message: error.message })
+  if (ParseResult.isParseError(error)) return new ToolFailure({ code: "validation_error", message: error.message })
+  return new ToolFailure({ code: "internal_error", message: String(error) })
+}
+
+/** The route's own schema checks what the HTTP edge would have (bounds, date formats) before the service runs. */
+const checked = <A, I, B, E>(schema: Schema.Schema<A, I>, request: A, run: (valid: A) => Effect.Effect<B, E>) =>
+  Schema.validate(schema)(request).pipe(Effect.flatMap(run), Effect.mapError(toToolFailure))
+
+/** The tools' backend inside the server (`/mcp`): the domain services the HTTP handlers call. */
+export const DomainBackendLive = Layer.effect(
+  MemoryBackend,
+  Effect.gen(function*() {
+    const retrieval = yield* Retrieval
+    const context = yield* ContextBuilder
+    const reads = yield* MemoryReads
+    const graph = yield* Graph
+    const ingest = yield* Ingest
+    const writes = yield* MemoryWrites
+    return {
+      search: (request) =>
+        checked(SearchRequest, request, retrieval.search).pipe(Effect.map(({ degraded, items }) => ({ evidence: items, degraded }))),
+      context: (request) => checked(ContextRequest, request, context.build),
+      list: (params) => reads.list(params).pipe(Effect.mapError(toToolFailure)),
+      timeline: (params) => graph.timeline(params).pipe(Effect.mapError(toToolFailure)),
+      explore: (params) => graph.explore(params).pipe(Effect.mapError(toToolFailure)),
+      refine: (request) => checked(RefineRequest, request, graph.refine),
+      add: (request) => checked(AddMemoriesRequest, request, (valid) => ingest.now(valid, MCP_AUDIT)),
+      remove: (memoryId, { user_id }) => writes.remove(memoryId, { user_id, purge: false }, MCP_AUDIT).pipe(Effect.mapError(toToolFailure))
+    }
+  })
+)
