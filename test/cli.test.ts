@@ -4,6 +4,7 @@ import { spawn } from "node:child_process"
 import * as NodeFs from "node:fs"
 import * as NodePath from "node:path"
 import { API_KEY, apiClient, type RunningServer, startServer, tempDataRoot } from "./support/server.js"
+import { llmEnv, providerStub } from "./support/llm.js"
 import { seedFacts } from "./support/stores.js"
 
 const ROOT = NodePath.resolve(import.meta.dirname, "..")
@@ -163,4 +164,33 @@ describe("memory-service CLI", () => {
       const events = yield* client.events.list({ urlParams: { user_id: "bob", offset: 0, limit: 50 } })
       expect(events.events.map((e) => e.session_id).sort()).toEqual(["s1", "s2", "s3"])
     }), 60_000)
+})
+
+describe("memory-service CLI with an LLM", () => {
+  it.scoped("answer, dream, the graph reads, the admin views and a whole-user delete", () =>
+    Effect.gen(function*() {
+      const stub = yield* providerStub("openai")
+      const server = yield* startServer({ ...llmEnv(stub), SERVICE_ALLOW_PURGE: "true" })
+      yield* ok(server, ["add", "--user", "bob", "--message", "I moved to Berlin last year.", "--session-time", "2023-05-08"])
+      const [answer, timeline, refine, config, metrics] = yield* Effect.all([
+        ok(server, ["answer", "--user", "bob", "Where did I move?"]),
+        ok(server, ["timeline", "--user", "bob", "berlin", "--json"]),
+        ok(server, ["refine", "--user", "bob", "moved", "--entity", "berlin", "--from", "2022"]),
+        ok(server, ["config"]),
+        ok(server, ["metrics"])
+      ], { concurrency: "unbounded" })
+      expect(answer).toContain("Berlin")
+      const items = jsonOf<{ items: Array<{ id: string; predicate_raw: string }> }>(timeline).items
+      expect(items.map((item) => item.predicate_raw)).toEqual(["The user moved to Berlin last year."])
+      expect(refine).toContain("1 of 1 matching")
+      expect(config).toContain("llm_provider: openai")
+      expect(config).not.toContain("stub-key")
+      expect(metrics).toContain("POST /v1/memories")
+      const explored = yield* ok(server, ["explore", "--user", "bob", items[0]!.id, "--depth", "2"])
+      expect(explored).toContain("SUBJECT_OF")
+      expect(yield* ok(server, ["dream", "--user", "bob"])).toMatch(/remaining_stale\D+0/)
+      expect(yield* ok(server, ["requests", "--limit", "5"])).toContain("/v1/maintenance/dream")
+      expect(yield* ok(server, ["delete-user", "--user", "bob"])).toMatch(/^bob: \d+ memories archived/)
+      expect(yield* ok(server, ["delete-user", "--user", "bob", "--purge"])).toMatch(/^bob: store erased/)
+    }))
 })

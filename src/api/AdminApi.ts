@@ -53,6 +53,8 @@ export const CreateApiKeyRequest = Schema.Struct({
   name: Schema.String.pipe(Schema.minLength(1), Schema.maxLength(64))
 })
 
+export const RequestLogQuery = Schema.Struct(pagingParams(1000, 100))
+
 export class RequestLogEntry extends Schema.Class<RequestLogEntry>("RequestLogEntry")({
   request_id: Schema.String,
   method: Schema.String,
@@ -112,7 +114,7 @@ export class AdminApi extends HttpApiGroup.make("admin")
   )
   .add(
     HttpApiEndpoint.get("requests", "/v1/admin/requests")
-      .setUrlParams(Schema.Struct(pagingParams(1000, 100)))
+      .setUrlParams(RequestLogQuery)
       .addSuccess(RequestLogPage)
       .annotate(OpenApi.Summary, "The rolling request log, newest first: route templates, status, latency, key name; never bodies")
   )

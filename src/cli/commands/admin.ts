@@ -1,7 +1,9 @@
 import { Command } from "@effect/cli"
-import { Console, Effect } from "effect"
+import { Console, Effect, Option } from "effect"
+import { RequestLogQuery } from "../../api/AdminApi.js"
 import { withClient } from "../client.js"
-import { dataOptions } from "../options.js"
+import { request } from "../decode.js"
+import { dataOptions, optionalField, optionalInteger } from "../options.js"
 import { printAs, printRecord, printTable } from "../output.js"
 
 export const statsCommand = Command.make("stats", dataOptions, ({ json, ...connection }) =>
@@ -19,3 +21,39 @@ export const usageCommand = Command.make("usage", dataOptions, ({ json, ...conne
           : printTable(["OPERATION", "CALLS", "PROMPT", "COMPLETION", "TOTAL"], rows)
       }))
   )).pipe(Command.withDescription("LLM calls and tokens since the service started"))
+
+export const configCommand = Command.make("config", dataOptions, ({ json, ...connection }) =>
+  withClient(connection, (client) => client.admin.config()).pipe(
+    Effect.flatMap((config) => printAs(json, config, (c) => printRecord({ ...c })))
+  )).pipe(Command.withDescription("The service's configuration (secrets shown only as set or not)"))
+
+export const requestsCommand = Command.make(
+  "requests",
+  { ...dataOptions, limit: optionalInteger("limit", "Rows (1-1000, default 100)"), offset: optionalInteger("offset", "Rows to skip") },
+  ({ json, limit, offset, ...connection }) =>
+    Effect.gen(function*() {
+      const urlParams = yield* request(RequestLogQuery, {
+        ...optionalField("limit", Option.map(limit, String)),
+        ...optionalField("offset", Option.map(offset, String))
+      })
+      const page = yield* withClient(connection, (client) => client.admin.requests({ urlParams }))
+      yield* printAs(json, page, (p) =>
+        Effect.zipRight(
+          printTable(
+            ["TIME", "METHOD", "ROUTE", "STATUS", "MS", "KEY", "REQUEST"],
+            p.requests.map((r) => [r.created_at, r.method, r.route, r.status_code, r.latency_ms.toFixed(1), r.key_name, r.request_id])
+          ),
+          Console.log(`${p.requests.length} of ${p.total}`)
+        ))
+    })
+).pipe(Command.withDescription("The request log, newest first"))
+
+export const metricsCommand = Command.make("metrics", dataOptions, ({ json, ...connection }) =>
+  withClient(connection, (client) => client.observability.metrics()).pipe(
+    Effect.flatMap((metrics) =>
+      printAs(json, metrics, (m) =>
+        printTable(
+          ["ROUTE", "COUNT", "P50 MS", "P95 MS", "P99 MS", "MAX MS"],
+          Object.entries(m.routes).map(([route, l]) => [route, l.count, l.p50, l.p95, l.p99, l.max])
+        )))
+  )).pipe(Command.withDescription("Per-route latency over the most recent requests"))

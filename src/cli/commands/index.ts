@@ -1,6 +1,6 @@
 import { Command } from "@effect/cli"
 import { addCommand } from "./add.js"
-import { statsCommand, usageCommand } from "./admin.js"
+import { configCommand, metricsCommand, requestsCommand, statsCommand, usageCommand } from "./admin.js"
 import { dreamCommand } from "./dream.js"
 import { eventsCommand } from "./events.js"
 import { healthCommand } from "./health.js"
@@ -8,7 +8,8 @@ import { importCommand } from "./import.js"
 import { jobCommand } from "./jobs.js"
 import { keysCommand } from "./keys.js"
 import { mcpCommand } from "./mcp.js"
-import { deleteCommand, getCommand, listCommand, supersedeCommand } from "./memories.js"
+import { exploreCommand, refineCommand, timelineCommand } from "./graph.js"
+import { deleteCommand, deleteUserCommand, getCommand, listCommand, supersedeCommand } from "./memories.js"
 import { answerCommand, contextCommand, searchCommand } from "./retrieval.js"
 import { serveCommand } from "./serve.js"
 
@@ -27,11 +28,18 @@ export const rootCommand = Command.make("memory-service").pipe(
     eventsCommand,
     supersedeCommand,
     deleteCommand,
+    deleteUserCommand,
+    timelineCommand,
+    exploreCommand,
+    refineCommand,
     jobCommand,
     dreamCommand,
     keysCommand,
     statsCommand,
     usageCommand,
+    metricsCommand,
+    configCommand,
+    requestsCommand,
     mcpCommand
   ])
 )

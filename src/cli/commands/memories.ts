@@ -62,3 +62,16 @@ export const deleteCommand = Command.make(
           )))
     )
 ).pipe(Command.withDescription("Archive (or --purge) a memory"))
+
+export const deleteUserCommand = Command.make(
+  "delete-user",
+  { ...userOptions, purge: Options.boolean("purge").pipe(Options.withDescription("Erase the user's whole store (needs SERVICE_ALLOW_PURGE)")) },
+  ({ json, purge, user, ...connection }) =>
+    withClient(connection, (client) => client.memories.deleteUser({ urlParams: { user_id: user, purge } })).pipe(
+      Effect.flatMap((result) =>
+        printAs(json, result, (r) =>
+          Console.log(
+            !r.deleted ? `${r.user_id}: no such user` : r.purged ? `${r.user_id}: store erased` : `${r.user_id}: ${r.archived} memories archived`
+          )))
+    )
+).pipe(Command.withDescription("Archive (or --purge) every memory of a user"))
