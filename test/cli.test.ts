@@ -190,7 +190,13 @@ describe("memory-service CLI with an LLM", () => {
       expect(explored).toContain("SUBJECT_OF")
       expect(yield* ok(server, ["dream", "--user", "bob"])).toMatch(/remaining_stale\D+0/)
       expect(yield* ok(server, ["requests", "--limit", "5"])).toContain("/v1/maintenance/dream")
+      // Scope keys are stamped on what is written and narrow what is read.
+      yield* ok(server, ["add", "--user", "carol", "--agent-id", "planner", "--message", "The launch moved to Friday.", "--no-infer"])
+      const hitsFor = (agent: string) =>
+        Effect.map(ok(server, ["search", "--user", "carol", "launch", "--agent-id", agent, "--json"]), (out) => jsonOf<{ hits: Array<unknown> }>(out).hits.length)
+      expect(yield* hitsFor("planner")).toBe(1)
+      expect(yield* hitsFor("writer")).toBe(0)
       expect(yield* ok(server, ["delete-user", "--user", "bob"])).toMatch(/^bob: \d+ memories archived/)
       expect(yield* ok(server, ["delete-user", "--user", "bob", "--purge"])).toMatch(/^bob: store erased/)
-    }))
+    }), 90_000)
 })

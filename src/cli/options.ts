@@ -24,6 +24,24 @@ export const user = Options.text("user").pipe(Options.withAlias("u"), Options.wi
 export const dataOptions = { ...connection, json }
 export const userOptions = { ...dataOptions, user }
 
+const scopeKey = (name: string, what: string) =>
+  Options.text(name).pipe(Options.optional, Options.withDescription(`Narrow to one ${what} (stamped on what is written)`))
+
+/** The routes that take agent, run and project keys: --user plus those narrowing keys. */
+export const scopedOptions = {
+  ...userOptions,
+  agentId: scopeKey("agent-id", "agent"),
+  runId: scopeKey("run-id", "run"),
+  projectId: scopeKey("project-id", "project")
+}
+
+/** The scope keys given, as request fields. */
+export const scopeFields = (input: { readonly agentId: Option.Option<string>; readonly runId: Option.Option<string>; readonly projectId: Option.Option<string> }) => ({
+  ...optionalField("agent_id", input.agentId),
+  ...optionalField("run_id", input.runId),
+  ...optionalField("project_id", input.projectId)
+})
+
 export const optionalInteger = (name: string, description: string) =>
   Options.integer(name).pipe(Options.optional, Options.withDescription(description))
 

@@ -5,12 +5,12 @@ import { call, clientFor } from "../client.js"
 import { request } from "../decode.js"
 import { invalidInput } from "../errors.js"
 import { parseJson, readText } from "../input.js"
-import { optionalField, userOptions } from "../options.js"
+import { optionalField, scopedOptions, scopeFields } from "../options.js"
 import { printAs, printRecord } from "../output.js"
 import { waitForJob } from "./jobs.js"
 
 const options = {
-  ...userOptions,
+  ...scopedOptions,
   messages: Options.text("message").pipe(Options.withAlias("m"), Options.repeated, Options.withDescription("A turn's text (repeatable)")),
   role: Options.choice("role", ["user", "assistant"]).pipe(Options.withDefault("user" as const), Options.withDescription("Role of the --message turns")),
   file: Options.text("file").pipe(Options.optional, Options.withDescription("A JSON array of {role, content}; - reads stdin")),
@@ -41,6 +41,7 @@ export const addCommand = Command.make("add", options, (input) =>
     const messages = yield* gatherMessages(input.file, input.messages, input.role)
     const payload = yield* request(AddMemoriesRequest, {
       user_id: input.user,
+      ...scopeFields(input),
       messages,
       ...optionalField("session_id", input.sessionId),
       ...optionalField("session_time", input.sessionTime),

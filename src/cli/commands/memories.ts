@@ -3,7 +3,7 @@ import { Console, Effect, Option } from "effect"
 import { ListMemoriesQuery, type Memory, UpdateMemoryRequest } from "../../api/MemoriesApi.js"
 import { withClient } from "../client.js"
 import { request } from "../decode.js"
-import { memoryId, optionalField, optionalInteger, userOptions } from "../options.js"
+import { memoryId, optionalField, optionalInteger, scopedOptions, scopeFields, userOptions } from "../options.js"
 import { CONTENT_WIDTH, printAs, printRecord, printTable, truncate } from "../output.js"
 
 const memoryRows = (memories: ReadonlyArray<Memory>) =>
@@ -22,11 +22,12 @@ export const getCommand = Command.make("get", { ...userOptions, memoryId }, ({ j
 
 export const listCommand = Command.make(
   "list",
-  { ...userOptions, limit: optionalInteger("limit", "Page size (1-500, default 50)"), offset: optionalInteger("offset", "Rows to skip") },
-  ({ json, limit, offset, user, ...connection }) =>
+  { ...scopedOptions, limit: optionalInteger("limit", "Page size (1-500, default 50)"), offset: optionalInteger("offset", "Rows to skip") },
+  ({ agentId, json, limit, offset, projectId, runId, user, ...connection }) =>
     Effect.gen(function*() {
       const urlParams = yield* request(ListMemoriesQuery, {
         user_id: user,
+        ...scopeFields({ agentId, runId, projectId }),
         ...optionalField("limit", asQuery(limit)),
         ...optionalField("offset", asQuery(offset))
       })

@@ -4,7 +4,7 @@ import { AnswerRequest } from "../../api/AnswerApi.js"
 import { ContextRequest, SearchRequest } from "../../api/RetrievalApi.js"
 import { withClient } from "../client.js"
 import { request } from "../decode.js"
-import { optionalField, optionalInteger, userOptions } from "../options.js"
+import { optionalField, optionalInteger, scopedOptions, scopeFields } from "../options.js"
 import { CONTENT_WIDTH, note, printAs, printTable, truncate } from "../output.js"
 
 const query = Args.text({ name: "query" })
@@ -15,10 +15,10 @@ const noteDegraded = (degraded: ReadonlyArray<{ readonly code: string; readonly 
 
 export const searchCommand = Command.make(
   "search",
-  { ...userOptions, query, topK: optionalInteger("top-k", "Hits to return (1-100, default 10)") },
-  ({ json, query, topK, user, ...connection }) =>
+  { ...scopedOptions, query, topK: optionalInteger("top-k", "Hits to return (1-100, default 10)") },
+  ({ agentId, json, projectId, query, runId, topK, user, ...connection }) =>
     Effect.gen(function*() {
-      const payload = yield* request(SearchRequest, { user_id: user, query, ...optionalField("top_k", topK) })
+      const payload = yield* request(SearchRequest, { user_id: user, query, ...optionalField("top_k", topK), ...scopeFields({ agentId, runId, projectId }) })
       const result = yield* withClient(connection, (client) => client.retrieval.search({ payload }))
       yield* printAs(json, result, (r) =>
         Effect.zipRight(
@@ -33,10 +33,15 @@ export const searchCommand = Command.make(
 
 export const contextCommand = Command.make(
   "context",
-  { ...userOptions, query, budget: optionalInteger("budget", "Token budget (100-32000, default 2000)") },
-  ({ budget, json, query, user, ...connection }) =>
+  { ...scopedOptions, query, budget: optionalInteger("budget", "Token budget (100-32000, default 2000)") },
+  ({ agentId, budget, json, projectId, query, runId, user, ...connection }) =>
     Effect.gen(function*() {
-      const payload = yield* request(ContextRequest, { user_id: user, query, ...optionalField("token_budget", budget) })
+      const payload = yield* request(ContextRequest, {
+        user_id: user,
+        query,
+        ...optionalField("token_budget", budget),
+        ...scopeFields({ agentId, runId, projectId })
+      })
       const result = yield* withClient(connection, (client) => client.retrieval.context({ payload }))
       // The text alone on stdout, ready to paste into a prompt; the rest on stderr.
       yield* printAs(json, result, (r) =>
@@ -49,10 +54,10 @@ export const contextCommand = Command.make(
 
 export const answerCommand = Command.make(
   "answer",
-  { ...userOptions, question: Args.text({ name: "question" }) },
-  ({ json, question, user, ...connection }) =>
+  { ...scopedOptions, question: Args.text({ name: "question" }) },
+  ({ agentId, json, projectId, question, runId, user, ...connection }) =>
     Effect.gen(function*() {
-      const payload = yield* request(AnswerRequest, { user_id: user, question })
+      const payload = yield* request(AnswerRequest, { user_id: user, question, ...scopeFields({ agentId, runId, projectId }) })
       const result = yield* withClient(connection, (client) => client.answer.answer({ payload }))
       if ("job_id" in result) return yield* printAs(json, result, (r) => Console.log(`job ${r.job_id} accepted`))
       yield* printAs(json, result, (r) =>
