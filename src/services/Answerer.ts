@@ -4,7 +4,7 @@ import { ServiceUnavailable } from "../api/errors.js"
 import { JobStarted } from "../api/JobsApi.js"
 import { LlmProvider } from "../llm/LlmProvider.js"
 import { PLAN_PROMPT, READ_PROMPT } from "../llm/prompts.js"
-import { type EvidenceLine, Plan, Reading } from "../llm/tasks.js"
+import { type EvidenceLine, Plan, type PlanInput, type ReadInput, Reading } from "../llm/tasks.js"
 import { type CallUsage, summarizeCalls } from "../llm/usage.js"
 import type { EvidenceItem } from "../retrieval/evidence.js"
 import { localNow } from "../domain/sessionTime.js"
@@ -66,7 +66,14 @@ export class Answerer extends Effect.Service<Answerer>()("Memory/Answerer", {
             operation: "answer",
             phase: "plan",
             system: PLAN_PROMPT,
-            input: { question: request.question, current_date: currentDate, step: steps, max_steps: request.max_steps, searches, evidence: [...evidence.values()] },
+            input: {
+              question: request.question,
+              current_date: currentDate,
+              step: steps,
+              max_steps: request.max_steps,
+              searches,
+              evidence: [...evidence.values()]
+            } satisfies PlanInput,
             schemaName: "answer_plan",
             schema: Plan,
             maxTokens: request.planner_max_tokens,
@@ -93,7 +100,7 @@ export class Answerer extends Effect.Service<Answerer>()("Memory/Answerer", {
           operation: "answer",
           phase: "read",
           system: READ_PROMPT,
-          input: { question: request.question, current_date: currentDate, evidence: lines },
+          input: { question: request.question, current_date: currentDate, evidence: lines } satisfies ReadInput,
           schemaName: "answer_reading",
           schema: Reading,
           maxTokens: request.reader_max_tokens,

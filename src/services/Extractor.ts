@@ -2,7 +2,7 @@ import { Effect, Option } from "effect"
 import { stemmer } from "stemmer"
 import type { InvalidScope, ProviderError, StoreUnavailable } from "../api/errors.js"
 import { EXTRACTION_PROMPT, RECONCILE_PROMPT } from "../llm/prompts.js"
-import { Extraction, type ExtractedFact, type ReconcileInput, Reconciliation } from "../llm/tasks.js"
+import { Extraction, type ExtractedFact, type ExtractionInput, type ReconcileInput, Reconciliation } from "../llm/tasks.js"
 import type { ActiveLlm } from "../llm/types.js"
 import type { CallUsage } from "../llm/usage.js"
 import { normalizeText } from "../retrieval/fusion.js"
@@ -97,7 +97,7 @@ export const extractFacts = (llm: ActiveLlm, session: SessionInput) =>
           session_id: session.sessionId,
           session_time: session.sessionTime,
           turns: part.map(({ turn, value }) => ({ turn, role: value.role, text: value.content }))
-        },
+        } satisfies ExtractionInput,
         schemaName: "memory_extraction",
         schema: Extraction,
         maxTokens: 4096,

@@ -3,7 +3,7 @@ import { NotImplemented } from "../api/errors.js"
 import { DreamRequest, DreamResult } from "../api/MaintenanceApi.js"
 import { LlmProvider } from "../llm/LlmProvider.js"
 import { PROFILE_PROMPT } from "../llm/prompts.js"
-import { type EvidenceLine, Profile } from "../llm/tasks.js"
+import { type EvidenceLine, Profile, type ProfileInput } from "../llm/tasks.js"
 import { insertEvent } from "../store/user/events.js"
 import { closeFact, insertFact, newFactId } from "../store/user/factWrites.js"
 import { FactQueries, type FactRow } from "../store/user/facts.js"
@@ -59,7 +59,7 @@ export class Maintenance extends Effect.Service<Maintenance>()("Memory/Maintenan
                 operation: "maintenance",
                 phase: "profile",
                 system: PROFILE_PROMPT,
-                input: { entity: entity.name, facts: facts.map(line) },
+                input: { entity: entity.name, facts: facts.map(line) } satisfies ProfileInput,
                 schemaName: "entity_profile",
                 schema: Profile,
                 maxTokens: 800,
