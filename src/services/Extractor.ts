@@ -6,11 +6,11 @@ import { Extraction, type ExtractedFact, type ExtractionInput, type ReconcileInp
 import type { ActiveLlm } from "../llm/types.js"
 import type { CallUsage } from "../llm/usage.js"
 import { normalizeText } from "../retrieval/fusion.js"
-import { analyseQuery } from "../retrieval/query.js"
+import { analyseQuery, selectiveExpression } from "../retrieval/query.js"
 import type { FactRow, ScopeFilter } from "../store/user/facts.js"
 import { RetrievalQueries } from "../store/user/retrieval.js"
 import { VectorQueries } from "../store/user/vectors.js"
-import { lexicalExpression } from "./Retrieval.js"
+import { documentFrequencies } from "./Retrieval.js"
 import type { StoreCache } from "./StoreCache.js"
 
 /** A session as extraction reads it: turns numbered from 1 in the order they were sent. */
@@ -123,10 +123,12 @@ const findCandidates = (
       const vectorQueries = VectorQueries(sql)
       // Vectors of another dimension than the store's cannot be compared: lexical candidates only.
       const space = Option.isSome(vectors) ? yield* vectorQueries.space : undefined
-      return yield* Effect.forEach(facts, (fact, i) =>
+      const stemsOf = facts.map((fact) => new Map(analyseQuery(fact.statement).terms.map((term) => [term, stemmer(term)])))
+      // One lookup of how common each word is, for the whole session.
+      const frequency = yield* documentFrequencies(q, "facts", stemsOf.flatMap((stems) => [...stems.values()]))
+      return yield* Effect.forEach(facts, (_, i) =>
         Effect.gen(function*() {
-          const stems = new Map(analyseQuery(fact.statement).terms.map((term) => [term, stemmer(term)]))
-          const expression = yield* lexicalExpression(q, "facts", stems)
+          const expression = selectiveExpression(stemsOf[i]!, frequency)
           const lexical = expression === null
             ? []
             : yield* q.facts({ expression, scope, statuses: ["active"], datePrefix: null, limit: CANDIDATES_PER_FACT })

@@ -4,7 +4,7 @@ import { stemmer } from "stemmer"
 import { Degraded } from "../api/RetrievalApi.js"
 import { type EvidenceItem, factEvidence, turnEvidence } from "../retrieval/evidence.js"
 import { fuse, type Fused, type Leg, normalizeName, normalizeText } from "../retrieval/fusion.js"
-import { analyseQuery, ftsExpression, type QueryAnalysis, selectiveTerms } from "../retrieval/query.js"
+import { analyseQuery, type QueryAnalysis, selectiveExpression } from "../retrieval/query.js"
 import type { FactRow, ScopeFilter } from "../store/user/facts.js"
 import { RetrievalQueries, type TurnRow } from "../store/user/retrieval.js"
 import { VectorQueries } from "../store/user/vectors.js"
@@ -67,13 +67,13 @@ const nearestNeighbours = (
     return Either.right({ facts: facts.map((row) => row.seq), turns: turns.map((row) => row.seq) })
   })
 
+/** How many documents of an index hold each stem; a stem the index lacks is absent. */
+export const documentFrequencies = (q: ReturnType<typeof RetrievalQueries>, index: "facts" | "turns", stems: Iterable<string>) =>
+  Effect.map(q.termFrequencies(index, [...new Set(stems)]), (rows) => new Map(rows.map((row) => [row.term, row.doc])))
+
 /** The FTS5 expression of a query's selective terms for one index; null when none is left. */
-export const lexicalExpression = (q: ReturnType<typeof RetrievalQueries>, index: "facts" | "turns", stems: ReadonlyMap<string, string>) =>
-  Effect.map(q.termFrequencies(index, [...new Set(stems.values())]), (frequencies) => {
-    const frequency = new Map(frequencies.map((f) => [f.term, f.doc]))
-    const selected = selectiveTerms([...stems.keys()], (term) => frequency.get(stems.get(term)!) ?? 0)
-    return selected.length === 0 ? null : ftsExpression(selected)
-  })
+const lexicalExpression = (q: ReturnType<typeof RetrievalQueries>, index: "facts" | "turns", stems: ReadonlyMap<string, string>) =>
+  Effect.map(documentFrequencies(q, index, stems.values()), (frequency) => selectiveExpression(stems, frequency))
 
 /** Runs every leg over one store: each a ranked list of candidates. */
 const collectLegs = (
