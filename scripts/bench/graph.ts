@@ -199,7 +199,7 @@ const writeStore = (sql: SqlClient.SqlClient, facts: ReadonlyArray<PlannedFact>)
               predicate: fact.predicate[0]
             }, now, millis / 1000)
             if (fact.replaces !== null) {
-              yield* closeFact(sql, { fact_id: facts[fact.replaces]!.factId }, {
+              yield* closeFact(sql, { fact_id: facts[fact.replaces]!.factId, kind: "fact" }, {
                 newFactId: fact.factId,
                 validUntil: fact.occurred ?? sessionDay,
                 now,

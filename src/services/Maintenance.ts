@@ -122,7 +122,6 @@ export class Maintenance extends Effect.Service<Maintenance>()("Memory/Maintenan
               details: { action: "update", status: "superseded", new_memory_id: factId, superseded_id: old.fact_id }
             }, audit, now)
           }
-          // Last: writing the profile touched the entity, which marks it stale again.
           yield* profiles.settle(entity.entity_id, factId, now)
           return { written: true, superseded }
         })))

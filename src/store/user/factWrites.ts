@@ -40,9 +40,13 @@ const edge = (srcFactId: string, dstId: string, edgeType: string, predicate: str
   created_at: epochSeconds
 })
 
+/** A profile summarizes its entity: writing or closing one never makes that entity's profile stale. */
+const marksProfilesStale = (fact: { readonly kind: string }) => fact.kind !== "profile"
+
 /**
  * Writes a fact with its source links, its entities (created on first mention; their profiles
- * marked stale), its entity roles and an edge to each entity. Answers the fact's rowid.
+ * marked stale, unless the fact is a profile), its entity roles and an edge to each entity.
+ * Answers the fact's rowid.
  */
 export const insertFact = (sql: SqlClient.SqlClient, fact: NewFact, now: string, epochSeconds: number) =>
   Effect.gen(function*() {
@@ -69,10 +73,11 @@ export const insertFact = (sql: SqlClient.SqlClient, fact: NewFact, now: string,
       fact.entities.filter((entity) => normalizeName(entity.name) !== "").map((entity) => [`${entityId(entity.name)} ${entity.role}`, entity])
     ).values()]
     if (entities.length > 0) {
+      const stale = marksProfilesStale(fact) ? 1 : 0
       const named = [...new Map(entities.map((entity) => [entityId(entity.name), entity.name])).entries()]
       yield* sql`INSERT INTO entities ${
-        sql.insert(named.map(([id, name]) => ({ entity_id: id, name, normalized_name: normalizeName(name), profile_stale: 1, updated_at: now })))
-      } ON CONFLICT (entity_id) DO UPDATE SET profile_stale = 1, updated_at = excluded.updated_at`
+        sql.insert(named.map(([id, name]) => ({ entity_id: id, name, normalized_name: normalizeName(name), profile_stale: stale, updated_at: now })))
+      } ON CONFLICT (entity_id) DO UPDATE SET profile_stale = max(profile_stale, excluded.profile_stale), updated_at = excluded.updated_at`
       yield* sql`INSERT OR IGNORE INTO fact_entity_roles ${
         sql.insert(entities.map((entity) => ({ fact_id: fact.factId, entity_id: entityId(entity.name), role: entity.role })))
       }`
@@ -96,14 +101,16 @@ export interface Replacement {
  * Closes a fact replaced by a newer version: status superseded, valid_until and superseded_by
  * set, a SUPERSEDES edge from the new version to it; its entities' profiles are marked stale.
  */
-export const closeFact = (sql: SqlClient.SqlClient, old: Pick<FactRow, "fact_id">, replacement: Replacement) =>
+export const closeFact = (sql: SqlClient.SqlClient, old: Pick<FactRow, "fact_id" | "kind">, replacement: Replacement) =>
   Effect.gen(function*() {
     yield* sql`UPDATE facts SET status = 'superseded', valid_until = ${replacement.validUntil},
                superseded_by = ${replacement.newFactId}, updated_at = ${replacement.now}
                WHERE fact_id = ${old.fact_id}`
     yield* sql`INSERT INTO edges ${sql.insert(edge(replacement.newFactId, old.fact_id, "SUPERSEDES", "supersedes", replacement.epochSeconds))}`
-    yield* sql`UPDATE entities SET profile_stale = 1, updated_at = ${replacement.now}
-               WHERE entity_id IN (SELECT entity_id FROM fact_entity_roles WHERE fact_id = ${old.fact_id})`
+    if (marksProfilesStale(old)) {
+      yield* sql`UPDATE entities SET profile_stale = 1, updated_at = ${replacement.now}
+                 WHERE entity_id IN (SELECT entity_id FROM fact_entity_roles WHERE fact_id = ${old.fact_id})`
+    }
   })
 
 /** Adds the sources of a repeated statement to the fact that already says it. */
