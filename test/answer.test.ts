@@ -50,6 +50,9 @@ describe("POST /v1/answer", () => {
       const unknown = (yield* ask(baseUrl, { question: "Which violin brand do I play?" })).body as AnswerView
       expect(unknown).toMatchObject({ insufficient: true, citations: [] })
       expect(unknown.missing_information).not.toBe("")
+      // Two searches in a row that find nothing new stop the planner.
+      const empty = (yield* ask(baseUrl, { user_id: "nobody", question: "What is the name of my dog?" })).body as AnswerView
+      expect(empty).toMatchObject({ termination: "stall_stop_reader_fallback", planner_steps: 2, insufficient: true, citations: [] })
       const bounded = (yield* ask(baseUrl, { question: "What is the name of my dog?", max_steps: 1 })).body as AnswerView
       expect(bounded).toMatchObject({ termination: "max_steps_reader_fallback", planner_steps: 1 })
       expect(bounded.answer).toContain("Rex")

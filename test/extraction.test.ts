@@ -137,7 +137,7 @@ describe("POST /v1/memories with infer=true", () => {
       expect((yield* memories(baseUrl)).map((m) => m.content)).toEqual(["The user adopted a cat named Miso."])
     }))
 
-  it.scoped("a provider failure fails the ingest with its provider_* code and writes nothing", () =>
+  it.scopedLive("a provider failure fails the ingest with its provider_* code and writes nothing", () =>
     Effect.gen(function*() {
       const { baseUrl, dataRoot, stub } = yield* serverWithLlm
       yield* ingest(baseUrl, { infer: false, messages: [{ content: "first turn" }] })
@@ -150,6 +150,12 @@ describe("POST /v1/memories with infer=true", () => {
       stub.malformedNext(2)
       const malformed = yield* ingest(baseUrl, { messages: [{ content: "I live in Rome." }] })
       expect(malformed.body).toMatchObject({ code: "provider_invalid_output" })
+      // Async, the job fails with the same code, as "<code>: <message>".
+      stub.failNext(503, 2)
+      const accepted = yield* ingest(baseUrl, { async_mode: true, messages: [{ content: "I live in Rome." }] })
+      const job = yield* waitForJob(baseUrl, (accepted.body as { job_id: string }).job_id)
+      expect(job).toMatchObject({ status: "failed", kind: "ingest" })
+      expect(job.error).toMatch(/^provider_unavailable: /)
       expect(queryStore(dataRoot, "alice", "SELECT count(*) AS n FROM turns")).toEqual([{ n: 1 }])
       expect(queryStore(dataRoot, "alice", "SELECT count(*) AS n FROM facts")).toEqual([{ n: 0 }])
     }))
