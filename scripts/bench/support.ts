@@ -6,7 +6,11 @@ export const BENCH_KEY = "bench-key"
 export interface ServiceProcess {
   readonly port: number
   readonly pid: number
+  /** SIGTERM, then waits for the exit. */
   readonly stop: () => Promise<void>
+  readonly kill: (signal: NodeJS.Signals) => void
+  /** Resolves with the exit code (null when a signal ended it). */
+  readonly exited: Promise<number | null>
 }
 
 /** Starts `dist/main.js` on a free loopback port over the data root; resolves once it listens. */
@@ -25,6 +29,7 @@ export const startService = (dataRoot: string, env: Record<string, string> = {})
       stdio: ["ignore", "pipe", "inherit"]
     })
     let out = ""
+    const exited = new Promise<number | null>((done) => child.on("exit", (code) => done(code)))
     child.stdout.on("data", (chunk: Buffer) => {
       out += chunk.toString()
       const port = /Listening on http:\/\/[^:]+:(\d+)/.exec(out)?.[1]
@@ -32,11 +37,16 @@ export const startService = (dataRoot: string, env: Record<string, string> = {})
         resolve({
           port: Number(port),
           pid: child.pid!,
-          stop: () => new Promise((done) => { child.on("exit", () => done()); child.kill("SIGTERM") })
+          stop: () => {
+            child.kill("SIGTERM")
+            return exited.then(() => undefined)
+          },
+          kill: (signal) => child.kill(signal),
+          exited
         })
       }
     })
-    child.on("exit", (code) => reject(new Error(`the service exited with ${code}`)))
+    void exited.then((code) => reject(new Error(`the service exited with ${code}`)))
   })
 
 /** Nearest-rank percentile of sorted values. */
