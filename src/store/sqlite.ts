@@ -33,6 +33,9 @@ export const openMigrated = (options: {
       Effect.catchTag("SqlError", () => Effect.succeed(0))
     )
     if (applied > options.latest) return yield* new SchemaNewer({ found: applied, supported: options.latest })
+    // A store with every migration applied (any reopen) skips the migrator and its bookkeeping.
+    const newest = Math.max(0, ...Object.keys(options.migrations).map((name) => Number.parseInt(name, 10)))
+    if (applied === newest) return client as SqlClient.SqlClient
     yield* SqliteMigrator.run({ loader: Migrator.fromRecord(options.migrations) }).pipe(
       Effect.provideService(SqliteClient.SqliteClient, client),
       Effect.provideService(SqlClient.SqlClient, client),
