@@ -18,6 +18,8 @@ export interface Settings {
   readonly requestLogMax: number
   readonly jobRetentionMax: number
   readonly maxBodyBytes: number
+  /** Time a client has to send a whole request (headers and body); a slower one is cut off. */
+  readonly requestTimeoutMs: number
   readonly host: string
   readonly port: number
   readonly corsOrigins: ReadonlyArray<string>
@@ -76,6 +78,7 @@ export const loadSettings = Effect.gen(function*() {
     requestLogMax: yield* intVar("SERVICE_REQUEST_LOG_MAX", 10_000, { min: 0 }),
     jobRetentionMax: yield* intVar("SERVICE_JOB_RETENTION_MAX", 5_000, { min: 1 }),
     maxBodyBytes: yield* intVar("SERVICE_MAX_BODY_BYTES", 10 * MIB, { min: 1024 }),
+    requestTimeoutMs: yield* intVar("SERVICE_REQUEST_TIMEOUT_MS", 30_000, { min: 500, max: 600_000 }),
     host: yield* stringVar("SERVICE_HOST", "0.0.0.0"),
     port: yield* intVar("SERVICE_PORT", 8000, { min: 0, max: 65535 }),
     corsOrigins: yield* originsVar("SERVICE_CORS_ORIGINS", !authDisabled),

@@ -30,8 +30,14 @@ const SHUTTING_DOWN = JSON.stringify({ code: "service_unavailable", message: "th
  * At shutdown the service's own request handler is detached first: a request parsed after that
  * is answered 503 here instead of being left without an answer (and holding the exit).
  */
-export const makeNodeServer = () => {
-  const server = createServer()
+export const makeNodeServer = (requestTimeoutMs = 30_000) => {
+  // A client trickling its request holds a connection and its buffered bytes: it gets the
+  // timeout's time in all, checked often enough that the limit is what it says.
+  const server = createServer({
+    requestTimeout: requestTimeoutMs,
+    headersTimeout: requestTimeoutMs,
+    connectionsCheckingInterval: Math.min(1_000, requestTimeoutMs / 2)
+  })
   server.on("request", (_request, response) => {
     response.on("finish", () => {
       if (!server.listening) setImmediate(() => server.closeIdleConnections())
@@ -85,7 +91,7 @@ export const HttpLive = Layer.unwrapEffect(
       Layer.provide(McpHttpLive.pipe(Layer.provide(AuthenticationLive))),
       Layer.provide(ApiLive),
       HttpServer.withLogAddress,
-      Layer.provideMerge(NodeHttpServer.layer(makeNodeServer, { port: config.port, host: config.host }))
+      Layer.provideMerge(NodeHttpServer.layer(() => makeNodeServer(config.requestTimeoutMs), { port: config.port, host: config.host }))
     )
   })
 )
