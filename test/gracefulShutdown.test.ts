@@ -67,13 +67,18 @@ describe("graceful shutdown under load (real process)", () => {
   it("SIGTERM answers every request it took, keeps every acknowledged write and job, closes the stores and releases the lock", async () => {
     const dataRoot = tempDataRoot()
     const server = await startProcess({ SERVICE_API_KEY: API_KEY, SERVICE_DATA_ROOT: dataRoot })
-    const sent: Array<{ readonly content: string; readonly userId: string; outcome?: Outcome }> = []
+    interface Sent {
+      readonly content: string
+      readonly userId: string
+      outcome?: Outcome
+    }
+    const sent: Array<Sent> = []
     let stopping = false
     const client = async (c: number) => {
       // Until the listener is gone (refused), at most 20 requests past the SIGTERM.
       for (let i = 0, afterStop = 0; afterStop < 20; i++) {
         if (stopping) afterStop++
-        const entry = { content: `shutdown ${c}-${i}`, userId: `sd_u${c % 4}` }
+        const entry: Sent = { content: `shutdown ${c}-${i}`, userId: `sd_u${c % 4}` }
         sent.push(entry)
         const asyncMode = i % 2 === 1
         entry.outcome = await send(server.port, "POST", "/v1/memories", {
@@ -117,7 +122,7 @@ describe("graceful shutdown under load (real process)", () => {
         if (outcome.status === 202) expect(await waitTerminal(again.port, String(outcome.body.job_id)), entry.content).toBe("succeeded")
       }
       await jobsDrained(dataRoot)
-      const copiesOf = (entry: (typeof sent)[number]) =>
+      const copiesOf = (entry: Sent) =>
         queryStore<{ n: number }>(dataRoot, entry.userId, "SELECT count(*) AS n FROM turns WHERE content = ?", entry.content)[0]!.n
       for (const entry of acknowledged) expect(copiesOf(entry), entry.content).toBe(1)
       // A connection still queued in the kernel, or accepted but not yet read, is reset when the

@@ -1,10 +1,10 @@
 import { describe, expect, it } from "@effect/vitest"
-import { ConfigProvider, Deferred, Effect, Fiber, Layer } from "effect"
+import { ConfigProvider, Deferred, Duration, Effect, Fiber, Layer, TestClock } from "effect"
 import * as NodeFs from "node:fs"
 import * as NodePath from "node:path"
 import { AppConfig } from "../src/config/AppConfig.js"
 import Database from "better-sqlite3"
-import { StoreCache } from "../src/services/StoreCache.js"
+import { IDLE_GRACE, StoreCache } from "../src/services/StoreCache.js"
 import { API_KEY, apiClient, startServer, tempDataRoot } from "./support/server.js"
 import { queryStore } from "./support/stores.js"
 
@@ -30,18 +30,35 @@ describe("StoreCache", () => {
       expect(NodeFs.existsSync(NodePath.join(dataRoot, "nobody"))).toBe(false)
     }).pipe(Effect.provide(cacheLayer(tempDataRoot(), 2))))
 
-  it.effect("keeps the most recently used stores open, up to the cap", () => {
+  it.effect("keeps the most recently used stores open, up to the cap, once their idle grace is over", () => {
     const dataRoot = tempDataRoot()
     return Effect.gen(function*() {
       const cache = yield* StoreCache
       for (const user of ["a", "b", "c", "a"]) yield* touch(cache, user)
+      // Used just now: all three stay open through their grace.
+      expect(yield* cache.openCount).toBe(3)
+      yield* TestClock.adjust(IDLE_GRACE)
       expect(yield* cache.openCount).toBe(2)
       // "b" was least recently used and is closed; reading it reopens it.
       const reopened = yield* cache.read("b", ({ userId }) => Effect.succeed(userId), () => "absent")
       expect(reopened).toBe("b")
+      yield* TestClock.adjust(IDLE_GRACE)
       expect(yield* cache.openCount).toBe(2)
     }).pipe(Effect.provide(cacheLayer(dataRoot, 2)))
   })
+
+  it.effect("a store used again within its grace is not closed and reopened", () =>
+    Effect.gen(function*() {
+      const cache = yield* StoreCache
+      const connectionOf = (user: string) => cache.write(user, ({ sql }) => Effect.succeed(sql))
+      const first = yield* connectionOf("a")
+      yield* touch(cache, "b")
+      yield* TestClock.adjust(Duration.millis(Duration.toMillis(IDLE_GRACE) / 2))
+      // Over the cap of 1, but "a" is within its grace: the same connection serves it.
+      expect(yield* connectionOf("a")).toBe(first)
+      yield* TestClock.adjust(IDLE_GRACE)
+      expect(yield* cache.openCount).toBe(1)
+    }).pipe(Effect.provide(cacheLayer(tempDataRoot(), 1))))
 
   it.live("never closes a store in use: the cap is exceeded until stores are released", () =>
     Effect.gen(function*() {
@@ -53,6 +70,7 @@ describe("StoreCache", () => {
       expect(yield* cache.openCount).toBe(4)
       yield* Deferred.succeed(release, undefined)
       yield* Effect.forEach(holders, Fiber.join)
+      yield* Effect.sleep(Duration.sum(IDLE_GRACE, Duration.millis(500)))
       expect(yield* cache.openCount).toBe(2)
     }).pipe(Effect.provide(cacheLayer(tempDataRoot(), 2))))
 })

@@ -1,6 +1,6 @@
 import { Reactivity } from "@effect/experimental"
 import type { SqlClient } from "@effect/sql"
-import { Deferred, Effect, Exit, Option, Scope } from "effect"
+import { Clock, Deferred, Duration, Effect, Exit, Option, Schedule, Scope } from "effect"
 import * as NodeFs from "node:fs"
 import * as NodePath from "node:path"
 import * as SqliteVec from "sqlite-vec"
@@ -31,14 +31,24 @@ interface Entry {
   readonly store: UserStore
   readonly scope: Scope.CloseableScope
   users: number
+  /** When the last user released it (epoch ms). */
+  idleSince: number
 }
+
+/**
+ * How long a store over the cap stays open after its last use. Without it, more active users
+ * than the cap would close and reopen a store on nearly every request (a checkpoint and a
+ * reopen each time); with it, only stores idle this long are closed, by use or by a sweep.
+ */
+export const IDLE_GRACE = Duration.seconds(1)
 
 export const STORE_FILE = "store.db"
 
 /**
- * The open per-user stores: at most SERVICE_STORE_CACHE_MAX idle ones, least recently used
- * closed first. A store in use is never closed (the cap is exceeded instead until it is
- * released), and concurrent users of one store share one connection, which serializes writes.
+ * The open per-user stores: at most SERVICE_STORE_CACHE_MAX of them, least recently used closed
+ * first. A store in use, or idle for less than IDLE_GRACE, is never closed: the cap is exceeded
+ * instead until it is released and its grace is over. Concurrent users of one store share one
+ * connection, which serializes writes.
  */
 export class StoreCache extends Effect.Service<StoreCache>()("Memory/StoreCache", {
   scoped: Effect.gen(function*() {
@@ -51,9 +61,10 @@ export class StoreCache extends Effect.Service<StoreCache>()("Memory/StoreCache"
     const guard = yield* Effect.makeSemaphore(1)
 
     const closeIdleOverCap = Effect.gen(function*() {
+      const graceStart = (yield* Clock.currentTimeMillis) - Duration.toMillis(IDLE_GRACE)
       for (const [userId, entry] of entries) {
         if (entries.size <= storeCacheMax) return
-        if (entry.users > 0) continue
+        if (entry.users > 0 || entry.idleSince > graceStart) continue
         entries.delete(userId)
         yield* Scope.close(entry.scope, Exit.void)
       }
@@ -88,7 +99,7 @@ export class StoreCache extends Effect.Service<StoreCache>()("Memory/StoreCache"
           }),
           Effect.tapError(() => Scope.close(scope, Exit.void))
         )
-        return { store: { userId, sql }, scope, users: 0 } satisfies Entry
+        return { store: { userId, sql }, scope, users: 0, idleSince: 0 } satisfies Entry
       })
 
     /** Takes a store for the enclosing scope; none when it does not exist and `create` is false. */
@@ -114,9 +125,10 @@ export class StoreCache extends Effect.Service<StoreCache>()("Memory/StoreCache"
         }))
         if (Option.isNone(entry)) return Option.none<UserStore>()
         yield* Effect.addFinalizer(() =>
-          guard.withPermits(1)(Effect.suspend(() => {
+          guard.withPermits(1)(Effect.gen(function*() {
             entry.value.users--
-            return closeIdleOverCap
+            if (entry.value.users === 0) entry.value.idleSince = yield* Clock.currentTimeMillis
+            yield* closeIdleOverCap
           }))
         )
         return Option.some(entry.value.store)
@@ -158,6 +170,9 @@ export class StoreCache extends Effect.Service<StoreCache>()("Memory/StoreCache"
         )
         return existed
       })
+
+    // Stores whose grace ran out while nobody used the cache are closed by this sweep.
+    yield* Effect.forkScoped(Effect.repeat(guard.withPermits(1)(closeIdleOverCap), Schedule.spaced(Duration.unsafeDivide(IDLE_GRACE, 4))))
 
     yield* Effect.addFinalizer(() =>
       guard.withPermits(1)(Effect.forEach(entries.values(), (entry) => Scope.close(entry.scope, Exit.void), { discard: true }))
