@@ -5,6 +5,7 @@ import { createServer } from "node:http"
 import { MemoryApi } from "../api/Api.js"
 import { AppConfig } from "../config/AppConfig.js"
 import { AuthenticationLive } from "./authentication.js"
+import { ConsoleLive } from "./console.js"
 import { corsPolicy } from "./cors.js"
 import { edgeLayer } from "./edge.js"
 import { AdminLive } from "./handlers/admin.js"
@@ -54,7 +55,7 @@ const ApiLive = HttpApiBuilder.api(MemoryApi).pipe(
   Layer.provide(AuthenticationLive)
 )
 
-/** The HTTP server: the API, /mcp, /docs, /openapi.json, and the middleware around them. */
+/** The HTTP server: the API, /mcp, /docs, /openapi.json, /console, and the middleware around them. */
 export const HttpLive = Layer.unwrapEffect(
   Effect.gen(function*() {
     const config = yield* AppConfig
@@ -85,6 +86,8 @@ export const HttpLive = Layer.unwrapEffect(
       )
     return HttpApiBuilder.serve(requestContext({ cors, served })).pipe(
       Layer.provide(HttpApiSwagger.layer({ path: "/docs" })),
+      // The web console's static build, on the same router so the edge and the request context apply.
+      Layer.provide(ConsoleLive),
       Layer.provide(HttpApiBuilder.middlewareOpenApi({ path: "/openapi.json" })),
       Layer.provide(edgeLayer({ maxBodyBytes: config.maxBodyBytes, cors })),
       // MCP over streamable HTTP at /mcp, on the API's router, behind the same key check.

@@ -5,6 +5,7 @@ import * as NodeOs from "node:os"
 import * as NodePath from "node:path"
 import { MemoryApi } from "../../src/api/Api.js"
 import { ServerLive } from "../../src/app.js"
+import { ConsoleDirectory } from "../../src/http/console.js"
 
 export const API_KEY = "test-bootstrap-key-5f1c"
 
@@ -15,8 +16,13 @@ export interface RunningServer {
   readonly dataRoot: string
 }
 
+export interface ServerOptions {
+  /** Where the server looks for the console's build, instead of the package's `console/dist`. */
+  readonly consoleDirectory?: string
+}
+
 /** Starts the real server in-process on port 0 over a fresh data root, for the enclosing scope. */
-export const startServer = (env: Record<string, string> = {}) =>
+export const startServer = (env: Record<string, string> = {}, options: ServerOptions = {}) =>
   Effect.gen(function*() {
     const dataRoot = env.SERVICE_DATA_ROOT ?? tempDataRoot()
     const settings = new Map(Object.entries({
@@ -28,7 +34,10 @@ export const startServer = (env: Record<string, string> = {}) =>
       SERVICE_DATA_ROOT: dataRoot
     }))
     // The server keeps real time even inside tests that run on the test clock.
-    const context = yield* Layer.build(ServerLive.pipe(Layer.provide(Layer.setConfigProvider(ConfigProvider.fromMap(settings))))).pipe(
+    const server = options.consoleDirectory === undefined
+      ? ServerLive
+      : ServerLive.pipe(Layer.provide(Layer.succeed(ConsoleDirectory, options.consoleDirectory)))
+    const context = yield* Layer.build(server.pipe(Layer.provide(Layer.setConfigProvider(ConfigProvider.fromMap(settings))))).pipe(
       Effect.withClock(Clock.make())
     )
     const address = Context.get(context, HttpServer.HttpServer).address
