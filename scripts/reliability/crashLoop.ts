@@ -313,6 +313,8 @@ interface StoreRows {
 const readStore = (file: string): StoreRows => {
   const db = new Database(file, { readonly: true, fileMustExist: true })
   try {
+    // A kill while a store was being created leaves a file without tables, migrated at next use.
+    if (db.prepare("SELECT 1 FROM sqlite_master WHERE name = 'turns'").get() === undefined) return { turns: [], facts: [] }
     return {
       turns: db.prepare("SELECT content FROM turns").all() as StoreRows["turns"],
       facts: db.prepare("SELECT fact_id, content, status FROM facts").all() as StoreRows["facts"]
