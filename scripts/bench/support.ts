@@ -28,6 +28,10 @@ export const startService = (dataRoot: string, env: Record<string, string> = {})
       },
       stdio: ["ignore", "pipe", "inherit"]
     })
+    // A benchmark that ends, however it ends, takes its server with it.
+    const reap = () => child.kill("SIGKILL")
+    process.on("exit", reap)
+    child.on("exit", () => process.off("exit", reap))
     let out = ""
     const exited = new Promise<number | null>((done) => child.on("exit", (code) => done(code)))
     child.stdout.on("data", (chunk: Buffer) => {

@@ -231,11 +231,13 @@ export const runCrashLoop = async (options: CrashLoopOptions): Promise<CrashLoop
     return failures
   }
 
+  // The running service, killed if the loop itself fails so that no process outlives it.
+  let running: KillableService | undefined
   const startTimed = async () => {
     const started = Date.now()
-    const service = await options.start()
+    running = await options.start()
     slowestRestartMs = Math.max(slowestRestartMs, Date.now() - started)
-    return service
+    return running
   }
 
   let lostWrites = 0
@@ -250,41 +252,50 @@ export const runCrashLoop = async (options: CrashLoopOptions): Promise<CrashLoop
     integrityFailures += checkIntegrity()
   }
 
-  for (let kill = 0; kill < options.kills; kill++) {
-    const service = await startTimed()
+  const crashAndRestart = async (): Promise<CrashLoopReport> => {
+    for (let kill = 0; kill < options.kills; kill++) {
+      const service = await startTimed()
+      starts++
+      if (kill > 0) await settle(service)
+      let alive = true
+      const loops = Array.from({ length: options.clients }, () => clientLoop(service.port, () => alive))
+      const [low, high] = options.uptimeMs
+      await new Promise((resolve) => setTimeout(resolve, low + random() * (high - low)))
+      service.kill("SIGKILL")
+      alive = false
+      await service.exited
+      await Promise.all(loops)
+      log(`kill ${kill + 1}/${options.kills}: ${sessions.length} sessions sent, ${problems.length} problems`)
+    }
+    const last = await startTimed()
     starts++
-    if (kill > 0) await settle(service)
-    let alive = true
-    const loops = Array.from({ length: options.clients }, () => clientLoop(service.port, () => alive))
-    const [low, high] = options.uptimeMs
-    await new Promise((resolve) => setTimeout(resolve, low + random() * (high - low)))
-    service.kill("SIGKILL")
-    alive = false
-    await service.exited
-    await Promise.all(loops)
-    log(`kill ${kill + 1}/${options.kills}: ${sessions.length} sessions sent, ${problems.length} problems`)
-  }
-  const last = await startTimed()
-  starts++
-  await settle(last)
-  last.kill("SIGTERM")
-  const cleanStop = (await last.exited) === 0
-  if (!cleanStop) problems.push("the final SIGTERM did not exit 0")
+    await settle(last)
+    last.kill("SIGTERM")
+    const cleanStop = (await last.exited) === 0
+    if (!cleanStop) problems.push("the final SIGTERM did not exit 0")
 
-  const changes = sessions.filter((s) => s.change?.acknowledged === true).length
-  return {
-    starts,
-    kills: options.kills,
-    requests,
-    acknowledged: sessions.filter((s) => s.outcome === "acknowledged").length + changes,
-    cutOff: sessions.filter((s) => s.outcome === "cut_off").length + sessions.filter((s) => s.change?.acknowledged === false).length,
-    lostWrites,
-    duplicatedWrites,
-    jobsNotFinished: sessions.filter((s) => s.jobId !== undefined && s.outcome === "acknowledged").length,
-    integrityFailures,
-    slowestRestartMs,
-    cleanStop,
-    problems
+    const changes = sessions.filter((s) => s.change?.acknowledged === true).length
+    return {
+      starts,
+      kills: options.kills,
+      requests,
+      acknowledged: sessions.filter((s) => s.outcome === "acknowledged").length + changes,
+      cutOff: sessions.filter((s) => s.outcome === "cut_off").length + sessions.filter((s) => s.change?.acknowledged === false).length,
+      lostWrites,
+      duplicatedWrites,
+      jobsNotFinished: sessions.filter((s) => s.jobId !== undefined && s.outcome === "acknowledged").length,
+      integrityFailures,
+      slowestRestartMs,
+      cleanStop,
+      problems
+    }
+  }
+
+  try {
+    return await crashAndRestart()
+  } catch (error) {
+    running?.kill("SIGKILL")
+    throw error
   }
 }
 
