@@ -35,6 +35,20 @@ describe("routing errors", () => {
     }))
 })
 
+describe("undecodable path parameters", () => {
+  it.scoped("a parameter that is not valid percent-encoded UTF-8 is 422 at its path location, not 405", () =>
+    Effect.gen(function*() {
+      const { baseUrl } = yield* startServer()
+      for (const id of ["%zz", "%ED%A0%80", "%"]) {
+        const response = yield* rawFetch(`${baseUrl}/v1/memories/${id}?user_id=u`, { headers: authHeaders() })
+        expect(response.status, id).toBe(422)
+        expect(errorsOf(response.body)).toEqual([{ type: "value_error", loc: ["path", "memory_id"], msg: "Input should be valid percent-encoded UTF-8", input: id }])
+      }
+      const otherMethod = yield* rawFetch(`${baseUrl}/v1/jobs/%zz`, { method: "PUT", headers: authHeaders() })
+      expect(otherMethod.status).toBe(405)
+    }))
+})
+
 describe("documented routing choices", () => {
   it.scoped("HEAD is answered like GET, and a trailing slash is served like the path without it", () =>
     Effect.gen(function*() {
@@ -45,6 +59,19 @@ describe("documented routing choices", () => {
       const slashed = yield* rawFetch(`${baseUrl}/v1/admin/config/`, { headers: authHeaders() })
       expect(slashed.status).toBe(200)
       expect(slashed.body).toMatchObject({ workers: 1 })
+      // ... so another method there is 405 too, not a 404.
+      const otherMethod = yield* rawFetch(`${baseUrl}/v1/admin/keys/`, { method: "PUT", headers: authHeaders() })
+      expect(otherMethod.status).toBe(405)
+      expect(otherMethod.headers.get("allow")).toBe("GET, POST")
+    }))
+
+  it.scoped("a path parameter of any length reaches its route (an evidence id carries the caller's session id)", () =>
+    Effect.gen(function*() {
+      const { baseUrl } = yield* startServer()
+      const id = "j".repeat(500)
+      const response = yield* rawFetch(`${baseUrl}/v1/jobs/${id}`, { headers: authHeaders() })
+      expect(response.status).toBe(404)
+      expect(response.body).toMatchObject({ code: "not_found", message: `job '${id}' not found` })
     }))
 })
 
@@ -125,19 +152,76 @@ describe("validation errors", () => {
     }))
 })
 
+describe("bodies the schema decoder never sees", () => {
+  it.scoped("JSON nested deeper than 64 levels is 422 json_invalid where it goes too deep, after authentication", () =>
+    Effect.gen(function*() {
+      const { baseUrl } = yield* startServer()
+      const deep = "[".repeat(100_000)
+      const cases: ReadonlyArray<readonly [string, number]> = [
+        [deep, 64],
+        [`${deep}${"]".repeat(100_000)}`, 64],
+        // The body's object is level 1; the 64th `{"a":` opens level 65.
+        [`{"name": ${"{\"a\":".repeat(65)}1${"}".repeat(65)}}`, "{\"name\": ".length + 63 * "{\"a\":".length]
+      ]
+      for (const [body, offset] of cases) {
+        const response = yield* rawFetch(`${baseUrl}/v1/admin/keys`, jsonPost(body))
+        expect(response.status).toBe(422)
+        const [error] = errorsOf(response.body)
+        expect(error).toMatchObject({ type: "json_invalid", msg: "JSON decode error", ctx: { error: `JSON nested deeper than 64 levels at position ${offset}` } })
+        expect(error?.loc).toEqual(["body", offset])
+      }
+      const shallow = yield* rawFetch(`${baseUrl}/v1/admin/keys`, jsonPost(`{"name": ${"[".repeat(63)}${"]".repeat(63)}}`))
+      expect(errorsOf(shallow.body)[0]).toMatchObject({ type: "string_type", loc: ["body", "name"] })
+      const anonymous = yield* rawFetch(`${baseUrl}/v1/admin/keys`, { method: "POST", headers: { "content-type": "application/json" }, body: deep })
+      expect(anonymous.status).toBe(401)
+    }))
+
+  it.scoped("a multipart body is refused as unreadable (422) or too large (413), never as a 500", () =>
+    Effect.gen(function*() {
+      const { baseUrl } = yield* startServer({ SERVICE_MAX_BODY_BYTES: "4096" })
+      const notMultipart = yield* rawFetch(`${baseUrl}/v1/admin/keys`, jsonPost("{\"name\": \"k\"}", "multipart/form-data; boundary=x"))
+      expect(notMultipart.status).toBe(422)
+      expect(errorsOf(notMultipart.body)).toEqual([{ type: "value_error", loc: ["body"], msg: "Unreadable multipart/form-data body", input: null, ctx: { error: "Parse" } }])
+      const form = new FormData()
+      form.append("name", "")
+      const invalid = yield* rawFetch(`${baseUrl}/v1/admin/keys`, { method: "POST", headers: authHeaders(), body: form })
+      expect(invalid.status).toBe(422)
+      const outcome = yield* Effect.promise(() => postChunked(`${baseUrl}/v1/admin/keys`, multipartFile(8 * 1024), `multipart/form-data; boundary=${BOUNDARY}`))
+      expect(outcome).toEqual({ status: 413 })
+    }))
+
+  it.scoped("a body read as bytes (no JSON, text or form type) that fails validation is answered, not left hanging", () =>
+    Effect.gen(function*() {
+      const { baseUrl } = yield* startServer()
+      for (const type of ["application/octet-stream", "application/vnd.api+json", "application/xml"]) {
+        const response = yield* rawFetch(`${baseUrl}/v1/admin/keys`, { ...jsonPost("{\"name\": \"\"}", type), signal: AbortSignal.timeout(5_000) })
+        expect(response.status, type).toBe(422)
+        expect((response.body as { code: string }).code).toBe("validation_error")
+      }
+    }))
+})
+
+const BOUNDARY = "b0undary"
+
+/** A multipart body of one file part of `size` bytes. */
+const multipartFile = (size: number) =>
+  `--${BOUNDARY}\r\nContent-Disposition: form-data; name="name"; filename="k.txt"\r\nContent-Type: text/plain\r\n\r\n${"k".repeat(size)}\r\n--${BOUNDARY}--\r\n`
+
 /** Sends a body in chunks with no Content-Length, so the limit can only be enforced while reading. */
-const postChunked = (url: string, chunks: number, chunkSize: number) =>
+const postChunked = (url: string, body: string, contentType = "application/json") =>
   new Promise<{ readonly status: number } | { readonly dropped: string }>((resolve) => {
-    const request = NodeHttp.request(url, { method: "POST", headers: { ...authHeaders(), "content-type": "application/json" } }, (response) => {
+    // Closed after the answer: a body refused part-way is otherwise left half-read, for the shutdown to wait out.
+    const headers = { ...authHeaders(), "content-type": contentType, connection: "close" }
+    const request = NodeHttp.request(url, { method: "POST", headers }, (response) => {
       response.resume()
       response.on("end", () => resolve({ status: response.statusCode ?? 0 }))
     })
     request.on("error", (error) => resolve({ dropped: error.message }))
-    const chunk = "x".repeat(chunkSize)
-    let sent = 0
+    const chunkSize = 1024
+    let offset = 0
     const writeNext = () => {
-      if (sent++ === chunks) return void request.end()
-      request.write(chunk, () => setTimeout(writeNext, 1))
+      if (offset >= body.length) return void request.end()
+      request.write(body.slice(offset, offset += chunkSize), () => setTimeout(writeNext, 1))
     }
     writeNext()
   })
@@ -154,7 +238,7 @@ describe("body size limit", () => {
   it.scoped("an undeclared (chunked) body is cut off at the limit and its connection closed", () =>
     Effect.gen(function*() {
       const { baseUrl } = yield* startServer({ SERVICE_MAX_BODY_BYTES: "4096" })
-      const outcome = yield* Effect.promise(() => postChunked(`${baseUrl}/v1/admin/keys`, 64, 1024))
+      const outcome = yield* Effect.promise(() => postChunked(`${baseUrl}/v1/admin/keys`, "x".repeat(64 * 1024)))
       expect(outcome).toHaveProperty("dropped")
       const keys = yield* rawFetch(`${baseUrl}/v1/admin/keys`, { headers: authHeaders() })
       expect(keys.status).toBe(200)

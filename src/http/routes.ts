@@ -22,6 +22,8 @@ export interface Route {
 export interface RouteMatch {
   readonly route: Route
   readonly params: Record<string, string>
+  /** Parameters whose segment is not valid percent-encoding (kept raw in `params`). */
+  readonly undecodable: ReadonlyArray<string>
 }
 
 const NO_INPUTS: RouteInputs = { path: Option.none(), query: Option.none(), body: Option.none() }
@@ -38,7 +40,8 @@ const makeRoute = (method: string, path: string, inputs: RouteInputs): Route => 
   return {
     method,
     template: path.replace(/:([A-Za-z0-9_]+)/g, "{$1}"),
-    pattern: new RegExp(`^${source}$`),
+    // Case-insensitive, as the router matches.
+    pattern: new RegExp(`^${source}$`, "i"),
     paramNames,
     inputs
   }
@@ -72,24 +75,34 @@ const decodeSegment = (segment: string) => {
   try {
     return decodeURIComponent(segment)
   } catch {
-    return segment
+    return undefined
   }
+}
+
+/** The path as the router compares it: repeated slashes as one, a trailing slash dropped. */
+const routedPath = (path: string) => {
+  const single = path.replace(/\/\/+/g, "/")
+  return single.length > 1 && single.endsWith("/") ? single.slice(0, -1) : single
 }
 
 export const matchRoute = (method: string, path: string): RouteMatch | undefined => {
   for (const route of ROUTES) {
     if (route.method !== method) continue
-    const found = route.pattern.exec(path)
+    const found = route.pattern.exec(routedPath(path))
     if (found === null) continue
     const params: Record<string, string> = {}
+    const undecodable: Array<string> = []
     route.paramNames.forEach((name, i) => {
-      params[name] = decodeSegment(found[i + 1] ?? "")
+      const segment = found[i + 1] ?? ""
+      const decoded = decodeSegment(segment)
+      if (decoded === undefined) undecodable.push(name)
+      params[name] = decoded ?? segment
     })
-    return { route, params }
+    return { route, params, undecodable }
   }
   return undefined
 }
 
 /** Methods that some route serves at this path (for 405 and its Allow header). */
 export const allowedMethods = (path: string): ReadonlyArray<string> =>
-  [...new Set(ROUTES.filter((route) => route.pattern.test(path)).map((route) => route.method))]
+  [...new Set(ROUTES.filter((route) => route.pattern.test(routedPath(path))).map((route) => route.method))]
