@@ -223,6 +223,27 @@ describe("GET and POST /v1/context", () => {
       expect((yield* post(`${baseUrl}/v1/context`, { user_id: "alice", query: "x", token_budget: 32_001 })).status).toBe(422)
     }))
 
+  it.scoped("stored text that spells a tokenizer special token is counted as text", () =>
+    Effect.gen(function*() {
+      const { baseUrl } = yield* startServer()
+      yield* post(`${baseUrl}/v1/memories`, { user_id: "eve", infer: false, async_mode: false, messages: [{ content: "Eve wrote <|endoftext|> in her diary." }] })
+      const response = yield* post(`${baseUrl}/v1/context`, { user_id: "eve", query: "diary" })
+      expect(response.status).toBe(200)
+      expect((response.body as ContextBody).text).toContain("<|endoftext|>")
+    }))
+
+  it.scoped("a card too long to tokenize cheaply (a huge session id in its evidence id) is priced at its bytes, at once", () =>
+    Effect.gen(function*() {
+      const { baseUrl } = yield* startServer()
+      const sessionId = "s".repeat(100_000)
+      yield* post(`${baseUrl}/v1/memories`, { user_id: "bob", session_id: sessionId, infer: false, async_mode: false, messages: [{ content: "Bob keeps bees." }] })
+      yield* post(`${baseUrl}/v1/memories`, { user_id: "bob", infer: false, async_mode: false, messages: [{ content: "Bob sells honey from his bees." }] })
+      const body = (yield* post(`${baseUrl}/v1/context`, { user_id: "bob", query: "bees", token_budget: 32_000 })).body as ContextBody
+      // Tokenized, the line would fit the budget (after about 15 s of work); priced at its
+      // 200,000 bytes it is over any budget, so rendering stops there, as for any card that does not fit.
+      expect(body.evidence.every((card) => !String(card.evidence_id).includes(sessionId))).toBe(true)
+    }))
+
   it.scoped("an empty store gives an empty block", () =>
     Effect.gen(function*() {
       const { baseUrl } = yield* startServer()

@@ -59,8 +59,25 @@ const render = (value: unknown): string => {
 export const cardLine = (card: Card) => `- ${Object.entries(card).map(([key, value]) => `${key}=${render(value)}`).join(" ")}`
 
 /**
+ * Stored text may spell a special token (`<|endoftext|>`): to a reader it is text, and counted
+ * as such (by default the tokenizer throws on it).
+ */
+const AS_PLAIN_TEXT = { disallowedSpecial: new Set<string>() }
+
+/**
+ * Past this length a line is priced at its UTF-8 bytes, an upper bound (no token is shorter than
+ * a byte): the tokenizer is quadratic in one long unbroken word, such as a long session id
+ * repeated in a card's evidence id and source, and would hold the event loop for seconds.
+ */
+const MAX_COUNTED_CHARS = 2_000
+
+const lineTokens = (line: string) =>
+  line.length <= MAX_COUNTED_CHARS ? countTokens(line, AS_PLAIN_TEXT) : Buffer.byteLength(line, "utf8")
+
+/**
  * Renders cards, best first, until the next would exceed the token budget (each line counted
- * with its newline). A card saying what an earlier one said is left out.
+ * with its newline, a very long one priced at its bytes). A card saying what an earlier one
+ * said is left out.
  */
 export const renderWithinBudget = (items: ReadonlyArray<EvidenceItem>, tokenBudget: number) => {
   const lines: Array<string> = []
@@ -72,7 +89,7 @@ export const renderWithinBudget = (items: ReadonlyArray<EvidenceItem>, tokenBudg
     if (said.has(statement)) continue
     const card = toCard(item)
     const line = cardLine(card)
-    const cost = countTokens(line) + 1
+    const cost = lineTokens(line) + 1
     if (used + cost > tokenBudget) break
     used += cost
     said.add(statement)
