@@ -1,5 +1,6 @@
 import { describe, expect, it } from "@effect/vitest"
 import { respond } from "../scripts/stubs/brain.js"
+import { stubEmbedding } from "../scripts/stubs/embedding.js"
 
 // The reply schemas as the stub receives them; only the top-level property names matter to the brain.
 const schemaWith = (...properties: ReadonlyArray<string>) => ({
@@ -237,6 +238,12 @@ describe("the stub LLM's brain", () => {
       expect(ask(["facts"], { session_time: "not a date", turns: [{ turn: "x", role: "user", text: 42 }, null, { role: "user", text: "I went there yesterday." }] }))
         .toMatchObject({ facts: [{ statement: "The user went there yesterday.", occurred: "", source_turns: [2] }] })
       expect(ask(["answer"], { question: null, evidence: "none" })).toMatchObject({ answer: "I don't know.", insufficient: true })
+    })
+
+    it("embeds words that name Object.prototype's members like any other word", () => {
+      const vector = stubEmbedding("constructor toString __proto__", 16)
+      expect(vector).toHaveLength(16)
+      expect(vector.every(Number.isFinite)).toBe(true)
     })
   })
 })
