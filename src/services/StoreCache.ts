@@ -175,7 +175,9 @@ export class StoreCache extends Effect.Service<StoreCache>()("Memory/StoreCache"
     yield* Effect.forkScoped(Effect.repeat(guard.withPermits(1)(closeIdleOverCap), Schedule.spaced(Duration.unsafeDivide(IDLE_GRACE, 4))))
 
     yield* Effect.addFinalizer(() =>
-      guard.withPermits(1)(Effect.forEach(entries.values(), (entry) => Scope.close(entry.scope, Exit.void), { discard: true }))
+      guard.withPermits(1)(Effect.forEach(entries.values(), (entry) => Scope.close(entry.scope, Exit.void), { discard: true }).pipe(
+        Effect.ensuring(Effect.sync(() => entries.clear()))
+      ))
     )
 
     return {
