@@ -45,6 +45,8 @@ export const scopedTo = (sql: SqlClient.SqlClient, alias: string, scope: ScopeFi
 export const RetrievalQueries = (sql: SqlClient.SqlClient) => {
   const scoped = (alias: string, scope: ScopeFilter) => scopedTo(sql, alias, scope)
   const visible = (statuses: ReadonlyArray<string>) => sql`f.status IN ${sql.in(statuses)}`
+  // Without statistics the planner takes the status index for a date-ordered read and sorts every
+  // visible fact; a unary + keeps it on facts_by_occurred, read in order and stopped at the limit.
   // Local dates sort as text: a prefix is the range [prefix, prefix + "~"), which an index serves.
   const onDate = (column: string, prefix: string | null) =>
     prefix === null ? sql`1 = 1` : sql`${sql.literal(column)} >= ${prefix} AND ${sql.literal(column)} < ${`${prefix}~`}`
@@ -55,7 +57,7 @@ export const RetrievalQueries = (sql: SqlClient.SqlClient) => {
       options.expression === null
         ? sql<FactRow>`
           SELECT ${sql.literal(FACT_COLUMNS)} FROM facts f
-          WHERE ${visible(options.statuses)} AND ${scoped("f", options.scope)} AND ${onDate("f.occurred_at", options.datePrefix)}
+          WHERE +${visible(options.statuses)} AND ${scoped("f", options.scope)} AND ${onDate("f.occurred_at", options.datePrefix)}
           ORDER BY f.occurred_at, f.seq LIMIT ${options.limit}`
         : sql<FactRow>`
           SELECT ${sql.literal(FACT_COLUMNS)} FROM facts_fts JOIN facts f ON f.seq = facts_fts.rowid
