@@ -11,6 +11,7 @@ import { localNow } from "../domain/sessionTime.js"
 import { Jobs } from "./Jobs.js"
 import { Retrieval } from "./Retrieval.js"
 import { validateUserId } from "./StoreCache.js"
+import { jobHandler } from "./jobHandler.js"
 
 /** An answer job keeps the request as it was sent, defaults applied. */
 const AnswerJobPayload = Schema.Struct({ request: AnswerRequest })
@@ -131,11 +132,7 @@ export class Answerer extends Effect.Service<Answerer>()("Memory/Answerer", {
           return new JobStarted({ job_id: jobId, status: "pending" })
         }),
 
-      runJob: (payload: unknown) =>
-        Effect.flatMap(
-          Schema.decodeUnknown(AnswerJobPayload)(payload).pipe(Effect.orDie),
-          ({ request }) => Effect.map(answer(request), Schema.encodeSync(AnswerResponse))
-        )
+      runJob: jobHandler(AnswerJobPayload, AnswerResponse, ({ request }) => answer(request))
     } as const
   })
 }) {}

@@ -6,6 +6,7 @@ import type { AuditContext } from "./AuditContext.js"
 import { Ingest, PreparedIngest } from "./Ingest.js"
 import { Jobs } from "./Jobs.js"
 import { StoreCache, validateUserId } from "./StoreCache.js"
+import { jobHandler } from "./jobHandler.js"
 
 /** A batch as its job replays it: each session prepared, or the reason it was refused up front. */
 const PreparedBatch = Schema.Struct({
@@ -96,11 +97,7 @@ export class BatchIngest extends Effect.Service<BatchIngest>()("Memory/BatchInge
           return new JobAccepted({ job_id: jobId, status: "pending", session_id: "" })
         }).pipe(Effect.withSpan("BatchIngest.accept")),
 
-      runJob: (payload: unknown, jobId: string) =>
-        Effect.flatMap(
-          Schema.decodeUnknown(PreparedBatch)(payload).pipe(Effect.orDie),
-          (batch) => Effect.map(run(batch, jobId), Schema.encodeSync(BatchAddResult))
-        )
+      runJob: jobHandler(PreparedBatch, BatchAddResult, run)
     } as const
   })
 }) {}

@@ -16,6 +16,7 @@ import { Jobs } from "./Jobs.js"
 import { resolveSessionTime } from "./memoryRecords.js"
 import { type FactPlan, writeSession } from "./sessionWrites.js"
 import { StoreCache, validateUserId } from "./StoreCache.js"
+import { jobHandler } from "./jobHandler.js"
 
 /** An ingest with everything resolved (session id and time included), as a job replays it. */
 export const PreparedIngest = Schema.Struct({
@@ -175,11 +176,7 @@ export class Ingest extends Effect.Service<Ingest>()("Memory/Ingest", {
         }).pipe(Effect.withSpan("Ingest.accept")),
 
       /** Runs an accepted ingest job; safe to run again after a crash. */
-      runJob: (payload: unknown, jobId: string) =>
-        Effect.flatMap(
-          Schema.decodeUnknown(PreparedIngest)(payload).pipe(Effect.orDie),
-          (prepared) => Effect.map(apply(prepared, jobId), Schema.encodeSync(AddMemoriesResult))
-        )
+      runJob: jobHandler(PreparedIngest, AddMemoriesResult, apply)
     } as const
   })
 }) {}

@@ -13,6 +13,7 @@ import type { AuditContext } from "./AuditContext.js"
 import { JobStarted } from "../api/JobsApi.js"
 import { Jobs } from "./Jobs.js"
 import { StoreCache, validateUserId } from "./StoreCache.js"
+import { jobHandler } from "./jobHandler.js"
 
 /** A dream job keeps the request as it was sent, defaults applied, and who asked. */
 const DreamJobPayload = Schema.Struct({
@@ -196,11 +197,7 @@ export class Maintenance extends Effect.Service<Maintenance>()("Memory/Maintenan
           return new JobStarted({ job_id: jobId, status: "pending" })
         }),
 
-      runJob: (payload: unknown) =>
-        Effect.flatMap(
-          Schema.decodeUnknown(DreamJobPayload)(payload).pipe(Effect.orDie),
-          ({ audit, request }) => Effect.map(dream(request, audit), Schema.encodeSync(DreamResult))
-        )
+      runJob: jobHandler(DreamJobPayload, DreamResult, ({ audit, request }) => dream(request, audit))
     } as const
   })
 }) {}
