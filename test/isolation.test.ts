@@ -193,8 +193,37 @@ describe("slow bodies", () => {
       for (const outcome of outcomes) {
         expect(outcome.closedAfterMs).toBeGreaterThanOrEqual(900)
         expect(outcome.closedAfterMs).toBeLessThan(10_000)
-        expect(outcome.answer === "" || outcome.answer.startsWith("HTTP/1.1 408"), outcome.answer).toBe(true)
+        expect(outcome.answer.startsWith("HTTP/1.1 408"), outcome.answer).toBe(true)
+        expect(envelopeOf(outcome.answer)).toMatchObject({ code: "request_timeout", details: {} })
       }
       expect((yield* rawFetch(`${baseUrl}/health`)).status).toBe(200)
     }), 30_000)
+})
+
+/** The JSON body of a raw HTTP answer. */
+const envelopeOf = (answer: string): unknown => JSON.parse(answer.slice(answer.indexOf("\r\n\r\n") + 4))
+
+/** Sends raw bytes on a new connection; resolves with all the server wrote before closing it. */
+const sendRaw = (port: number, bytes: string) =>
+  new Promise<string>((resolve) => {
+    let answer = ""
+    const socket = NodeNet.connect(port, "127.0.0.1", () => socket.write(bytes))
+    socket.on("data", (chunk: Buffer) => (answer += chunk.toString()))
+    socket.on("error", () => {})
+    socket.on("close", () => resolve(answer))
+  })
+
+describe("requests that never become HTTP requests", () => {
+  it.scoped("headers too large and bytes that are not HTTP are answered in the envelope, and the connection closed", () =>
+    Effect.gen(function*() {
+      const { baseUrl } = yield* startServer()
+      const port = Number(new URL(baseUrl).port)
+      const huge = yield* Effect.promise(() => sendRaw(port, `GET /health HTTP/1.1\r\nhost: x\r\nx-pad: ${"a".repeat(40_000)}\r\n\r\n`))
+      expect(huge.startsWith("HTTP/1.1 431"), huge.slice(0, 80)).toBe(true)
+      expect(envelopeOf(huge)).toMatchObject({ code: "headers_too_large", details: {} })
+      const garbage = yield* Effect.promise(() => sendRaw(port, "NOT HTTP AT ALL\r\n\r\n"))
+      expect(garbage.startsWith("HTTP/1.1 400"), garbage.slice(0, 80)).toBe(true)
+      expect(envelopeOf(garbage)).toMatchObject({ code: "bad_request", details: {} })
+      expect((yield* rawFetch(`${baseUrl}/health`)).status).toBe(200)
+    }))
 })

@@ -27,6 +27,10 @@ export class InvalidScope extends Schema.TaggedError<InvalidScope>()("InvalidSco
 export class ConfigInvalid extends Schema.TaggedError<ConfigInvalid>()("ConfigInvalid", fields) {}
 export class IngestFailed extends Schema.TaggedError<IngestFailed>()("IngestFailed", fields) {}
 export class StoreUnavailable extends Schema.TaggedError<StoreUnavailable>()("StoreUnavailable", fields) {}
+// Answered by the connection layer, before any route: no endpoint declares them.
+export class BadRequest extends Schema.TaggedError<BadRequest>()("BadRequest", fields) {}
+export class RequestTimeout extends Schema.TaggedError<RequestTimeout>()("RequestTimeout", fields) {}
+export class HeadersTooLarge extends Schema.TaggedError<HeadersTooLarge>()("HeadersTooLarge", fields) {}
 
 export type ApiError =
   | Unauthorized
@@ -49,6 +53,9 @@ export type ApiError =
   | ConfigInvalid
   | IngestFailed
   | StoreUnavailable
+  | BadRequest
+  | RequestTimeout
+  | HeadersTooLarge
 
 /** Stable wire code and HTTP status of each error, keyed by its tag. */
 export const ERROR_CATALOGUE = {
@@ -71,7 +78,10 @@ export const ERROR_CATALOGUE = {
   InvalidScope: { code: "invalid_scope", status: 400 },
   ConfigInvalid: { code: "config_invalid", status: 400 },
   IngestFailed: { code: "ingest_failed", status: 400 },
-  StoreUnavailable: { code: "vector_store_unavailable", status: 503 }
+  StoreUnavailable: { code: "vector_store_unavailable", status: 503 },
+  BadRequest: { code: "bad_request", status: 400 },
+  RequestTimeout: { code: "request_timeout", status: 408 },
+  HeadersTooLarge: { code: "headers_too_large", status: 431 }
 } as const satisfies Record<ApiError["_tag"], { code: string; status: number }>
 
 export const isApiError = (u: unknown): u is ApiError =>

@@ -5,6 +5,7 @@ import { createServer } from "node:http"
 import { MemoryApi } from "../api/Api.js"
 import { AppConfig } from "../config/AppConfig.js"
 import { AuthenticationLive } from "./authentication.js"
+import { connectionErrorAnswers } from "./connectionErrors.js"
 import { ConsoleLive } from "./console.js"
 import { corsPolicy } from "./cors.js"
 import { edgeLayer } from "./edge.js"
@@ -29,7 +30,8 @@ const SHUTTING_DOWN = JSON.stringify({ code: "service_unavailable", message: "th
  * Node closes only the connections idle when shutdown begins; one that finishes its in-flight
  * response afterwards is closed at once too, so shutdown never waits out a keep-alive timeout.
  * At shutdown the service's own request handler is detached first: a request parsed after that
- * is answered 503 here instead of being left without an answer (and holding the exit).
+ * is answered 503 here instead of being left without an answer (and holding the exit). Errors
+ * below HTTP are answered in the envelope too (connectionErrors.ts).
  */
 export const makeNodeServer = (requestTimeoutMs = 30_000) => {
   // A client trickling its request holds a connection and its buffered bytes: it gets the
@@ -39,7 +41,10 @@ export const makeNodeServer = (requestTimeoutMs = 30_000) => {
     headersTimeout: requestTimeoutMs,
     connectionsCheckingInterval: Math.min(1_000, requestTimeoutMs / 2)
   })
-  server.on("request", (_request, response) => {
+  const connectionErrors = connectionErrorAnswers()
+  server.on("clientError", connectionErrors.answer)
+  server.on("request", (request, response) => {
+    connectionErrors.track(request.socket, response)
     response.on("finish", () => {
       if (!server.listening) setImmediate(() => server.closeIdleConnections())
     })
