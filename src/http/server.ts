@@ -3,6 +3,7 @@ import { NodeHttpServer } from "@effect/platform-node"
 import { Effect, Layer } from "effect"
 import { createServer } from "node:http"
 import { MemoryApi } from "../api/Api.js"
+import { errorEnvelope, ServiceUnavailable } from "../api/errors.js"
 import { AppConfig } from "../config/AppConfig.js"
 import { AuthenticationLive } from "./authentication.js"
 import { connectionErrorAnswers } from "./connectionErrors.js"
@@ -24,7 +25,7 @@ import { RequestLog } from "../services/RequestLog.js"
 import { RequestMetrics } from "../services/RequestMetrics.js"
 import { requestContext, type ServedRequest } from "./requestContext.js"
 
-const SHUTTING_DOWN = JSON.stringify({ code: "service_unavailable", message: "the service is shutting down; retry shortly", details: {} })
+const SHUTTING_DOWN = JSON.stringify(errorEnvelope(new ServiceUnavailable({ message: "the service is shutting down; retry shortly", details: {} })))
 
 /**
  * Node closes only the connections idle when shutdown begins; one that finishes its in-flight
