@@ -1,10 +1,9 @@
-import Database from "better-sqlite3"
 import { describe, expect, it } from "@effect/vitest"
 import { Effect } from "effect"
 import * as NodeFs from "node:fs"
 import * as NodePath from "node:path"
 import { authHeaders, ingestTurn, rawFetch, startServer } from "./support/server.js"
-import { queryStore, seedFacts } from "./support/stores.js"
+import { execStore, queryStore, seedFacts } from "./support/stores.js"
 
 const del = (url: string) => rawFetch(url, { method: "DELETE", headers: authHeaders() })
 const get = (url: string) => rawFetch(url, { headers: authHeaders() })
@@ -18,13 +17,11 @@ const serverWithFacts = (env: Record<string, string> = {}) =>
       { fact_id: "fact_1", content: "Alice lives in Lisbon." },
       { fact_id: "fact_2", content: "Alice has a dog." }
     ])
-    const db = new Database(NodePath.join(server.dataRoot, "alice", "store.db"))
-    db.exec(`INSERT INTO entities (entity_id, name, normalized_name, updated_at) VALUES ('entity_lisbon', 'Lisbon', 'lisbon', 'x');
+    execStore(server.dataRoot, "alice", `INSERT INTO entities (entity_id, name, normalized_name, updated_at) VALUES ('entity_lisbon', 'Lisbon', 'lisbon', 'x');
              INSERT INTO fact_entity_roles VALUES ('fact_1', 'entity_lisbon', 'location');
              INSERT INTO edges (edge_id, src_fact_id, dst_id, edge_type, created_at) VALUES ('e1', 'fact_1', 'entity_lisbon', 'MENTIONS', 0);
              INSERT INTO edges (edge_id, src_fact_id, dst_id, edge_type, created_at) VALUES ('e2', 'fact_2', 'fact_1', 'CO_OCCURS', 0);
              INSERT INTO fact_sources VALUES ('fact_1', 'span_s1_1');`)
-    db.close()
     return server
   })
 

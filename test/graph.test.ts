@@ -1,11 +1,10 @@
-import Database from "better-sqlite3"
 import { describe, expect, it } from "@effect/vitest"
 import { Effect } from "effect"
 import * as NodeFs from "node:fs"
 import * as NodePath from "node:path"
 import { llmEnv, providerStub } from "./support/llm.js"
 import { authHeaders, ingestTurn, rawFetch, sendJson, startServer } from "./support/server.js"
-import { seedFacts } from "./support/stores.js"
+import { execStore, seedFacts } from "./support/stores.js"
 
 const get = (url: string) => rawFetch(url, { headers: authHeaders() })
 
@@ -54,8 +53,7 @@ const seededGraph = Effect.gen(function*() {
     { fact_id: "f_c", content: "Bob met Xavier in 2019.", status: "superseded" },
     { fact_id: "f_d", content: "Xavier runs a café.", agent_id: "coder" }
   ])
-  const db = new Database(NodePath.join(server.dataRoot, "bob", "store.db"))
-  db.exec(`INSERT INTO entities (entity_id, name, normalized_name, updated_at) VALUES ('entity_xavier_cafe', 'Xavier Café', 'xavier cafe', 'x');
+  execStore(server.dataRoot, "bob", `INSERT INTO entities (entity_id, name, normalized_name, updated_at) VALUES ('entity_xavier_cafe', 'Xavier Café', 'xavier cafe', 'x');
            INSERT INTO fact_entity_roles VALUES ('f_a', 'entity_xavier_cafe', 'object'), ('f_d', 'entity_xavier_cafe', 'subject');
            INSERT INTO edges (edge_id, src_fact_id, dst_id, edge_type, predicate, confidence, metadata, created_at) VALUES
              ('e1', 'f_a', 'f_b', 'SUPERSEDES', 'supersedes', 1, '{}', 100),
@@ -64,7 +62,6 @@ const seededGraph = Effect.gen(function*() {
              ('e4', 'f_d', 'entity_xavier_cafe', 'SUBJECT_OF', 'runs', 1, '{}', 50),
              ('e5', 'f_a', 'span_s1_1', 'EVIDENCES', NULL, 0.5, '{"note":"seed"}', 400.25),
              ('e6', 'f_d', 'f_a', 'SUPPORTS', 'supports', 1, '{}', 50);`)
-  db.close()
   return server
 })
 

@@ -2,12 +2,11 @@ import { describe, expect, it } from "@effect/vitest"
 import { Client } from "@modelcontextprotocol/sdk/client/index.js"
 import { getDefaultEnvironment, StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js"
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js"
-import Database from "better-sqlite3"
 import { Effect } from "effect"
 import * as NodePath from "node:path"
 import { llmEnv, providerStub } from "./support/llm.js"
 import { API_KEY, authHeaders, ingestTurn, rawFetch, startServer } from "./support/server.js"
-import { seedFacts } from "./support/stores.js"
+import { execStore, seedFacts } from "./support/stores.js"
 
 const ROOT = NodePath.resolve(import.meta.dirname, "..")
 const READ_TOOLS = ["entity_timeline", "explore_memory", "get_context", "list_memories", "refine_search", "search_memory"]
@@ -21,11 +20,9 @@ const serverWithFacts = (env: Record<string, string> = {}) =>
       { fact_id: "fact_1", content: "Alice adopted a cat named Miso." },
       { fact_id: "fact_2", content: "Alice lives in Lisbon." }
     ])
-    const db = new Database(NodePath.join(server.dataRoot, "alice", "store.db"))
-    db.exec(`INSERT INTO entities (entity_id, name, normalized_name, updated_at) VALUES ('entity_miso', 'Miso', 'miso', 'x');
+    execStore(server.dataRoot, "alice", `INSERT INTO entities (entity_id, name, normalized_name, updated_at) VALUES ('entity_miso', 'Miso', 'miso', 'x');
              INSERT INTO fact_entity_roles VALUES ('fact_1', 'entity_miso', 'object');
              INSERT INTO edges (edge_id, src_fact_id, dst_id, edge_type, created_at) VALUES ('e1', 'fact_2', 'fact_1', 'CO_OCCURS', 0);`)
-    db.close()
     return server
   })
 

@@ -1,4 +1,3 @@
-import Database from "better-sqlite3"
 import { describe, expect, it } from "@effect/vitest"
 import { Effect } from "effect"
 import { countTokens } from "gpt-tokenizer"
@@ -6,7 +5,7 @@ import * as NodeFs from "node:fs"
 import * as NodePath from "node:path"
 import { startProviderStub } from "../scripts/stubs/llm-providers.js"
 import { authHeaders, rawFetch, startServer } from "./support/server.js"
-import { seedFacts } from "./support/stores.js"
+import { execStore, seedFacts } from "./support/stores.js"
 
 const post = (url: string, body: unknown) =>
   rawFetch(url, { method: "POST", headers: { ...authHeaders(), "content-type": "application/json" }, body: JSON.stringify(body) })
@@ -54,10 +53,8 @@ const seeded = (env: Record<string, string> = {}) =>
       { fact_id: "fact_same", content: "Caroline: I ran a half marathon this morning." },
       { fact_id: "fact_coder", content: "Caroline writes Rust code.", agent_id: "coder" }
     ])
-    const db = new Database(NodePath.join(server.dataRoot, "alice", "store.db"))
-    db.exec(`INSERT INTO entities (entity_id, name, normalized_name, updated_at) VALUES ('entity_boston', 'Boston', 'boston', 'x'), ('entity_rust', 'Rust', 'rust', 'x');
+    execStore(server.dataRoot, "alice", `INSERT INTO entities (entity_id, name, normalized_name, updated_at) VALUES ('entity_boston', 'Boston', 'boston', 'x'), ('entity_rust', 'Rust', 'rust', 'x');
              INSERT INTO fact_entity_roles VALUES ('fact_old', 'entity_boston', 'location'), ('fact_coder', 'entity_rust', 'object');`)
-    db.close()
     return server
   })
 

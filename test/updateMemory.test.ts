@@ -1,9 +1,7 @@
-import Database from "better-sqlite3"
 import { describe, expect, it } from "@effect/vitest"
 import { Effect } from "effect"
-import * as NodePath from "node:path"
 import { authHeaders, ingestTurn, rawFetch, startServer } from "./support/server.js"
-import { queryStore, seedFacts } from "./support/stores.js"
+import { execStore, queryStore, seedFacts } from "./support/stores.js"
 
 const patch = (url: string, body: unknown) =>
   rawFetch(url, { method: "PATCH", headers: { ...authHeaders(), "content-type": "application/json" }, body: JSON.stringify(body) })
@@ -17,10 +15,8 @@ const serverWithFacts = Effect.gen(function*() {
     { fact_id: "fact_old", content: "Alice had a cat.", status: "superseded" },
     { fact_id: "fact_gone", content: "Alice had a car.", status: "archived" }
   ])
-  const db = new Database(NodePath.join(server.dataRoot, "alice", "store.db"))
-  db.exec(`INSERT INTO entities (entity_id, name, normalized_name, updated_at) VALUES ('entity_alice', 'Alice', 'alice', 'x');
+  execStore(server.dataRoot, "alice", `INSERT INTO entities (entity_id, name, normalized_name, updated_at) VALUES ('entity_alice', 'Alice', 'alice', 'x');
            INSERT INTO fact_entity_roles VALUES ('fact_home', 'entity_alice', 'subject');`)
-  db.close()
   return server
 })
 

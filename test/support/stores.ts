@@ -13,6 +13,16 @@ export const queryStore = <T>(dataRoot: string, userId: string, sql: string, ...
   }
 }
 
+/** Runs SQL on a user's store file beside the running server (the store must exist). */
+export const execStore = (dataRoot: string, userId: string, sql: string) => {
+  const db = new Database(NodePath.join(dataRoot, userId, "store.db"))
+  try {
+    db.exec(sql)
+  } finally {
+    db.close()
+  }
+}
+
 export interface SeedFact {
   readonly fact_id: string
   readonly content: string
