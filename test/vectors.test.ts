@@ -33,7 +33,7 @@ describe("embeddings and the vector leg", () => {
       const stub = yield* embeddingStub()
       const { baseUrl, dataRoot } = yield* startServer(withEmbedder(stub))
       expect((yield* ingest(baseUrl, "alice", ["I bought a new car last week.", "", "My doctor says I am fine."])).status).toBe(200)
-      expect(queryStore(dataRoot, "alice", "SELECT key, value FROM store_meta ORDER BY key")).toEqual([
+      expect(queryStore(dataRoot, "alice", "SELECT key, value FROM store_meta WHERE key LIKE 'embedding_%' ORDER BY key")).toEqual([
         { key: "embedding_dimensions", value: "48" },
         { key: "embedding_model", value: "stub-embed" }
       ])

@@ -1,7 +1,9 @@
-import type { SqlClient } from "@effect/sql"
-import { Effect } from "effect"
+import { SqlClient } from "@effect/sql"
+import { Effect, Option } from "effect"
+import { quantize } from "./bitIndex.js"
+import { bitTable, countChange, currentBitIndex, exactTable, type VectorIndex } from "./bitIndexCache.js"
 
-export type VectorIndex = "fact" | "turn"
+export type { VectorIndex }
 
 /** The embedding model and dimension of a store's vectors; none before its first vector. */
 export interface VectorSpace {
@@ -10,10 +12,9 @@ export interface VectorSpace {
 }
 
 // Each index keeps its exact vectors in a plain table and, when the dimension allows, their
-// binary quantization in a vec0 bit table: a Hamming scan of the bits finds candidates a few
-// times faster than a float scan, and the exact vectors then rank them.
-const exactTable = (index: VectorIndex) => `${index}_vector_data`
-const bitTable = (index: VectorIndex) => `${index}_vectors`
+// binary quantization in a vec0 bit table, mirrored in memory per open store (bitIndexCache): a
+// Hamming scan of the bits finds candidates many times faster than a float scan, and the exact
+// vectors then rank them.
 const hasBitIndex = (dimensions: number) => dimensions % 8 === 0
 
 /** Candidates re-ranked exactly per neighbour asked for, and at least this many. */
@@ -71,6 +72,7 @@ export const VectorQueries = (sql: SqlClient.SqlClient) => {
                        WHERE seq IN ${sql.in(batch.map((row) => row.seq))}`
           }
         }
+        yield* countChange(sql, index, "inserted", rows.length)
         return true
       }),
 
@@ -83,13 +85,19 @@ export const VectorQueries = (sql: SqlClient.SqlClient) => {
             SELECT seq, vec_distance_cosine(embedding, ${query}) AS distance FROM ${sql.literal(exactTable(index))}
             ORDER BY distance LIMIT ${k}`
         }
-        const candidates = yield* sql<{ readonly rowid: number }>`
-          SELECT rowid FROM ${sql.literal(bitTable(index))}
-          WHERE embedding MATCH vec_quantize_binary(${query}) AND k = ${Math.max(MIN_CANDIDATES, k * CANDIDATES_PER_RESULT)}`
+        const wanted = Math.max(MIN_CANDIDATES, k * CANDIDATES_PER_RESULT)
+        // Inside a write transaction the store may hold rows a rollback takes back: vec0 answers
+        // from what the transaction sees, and the in-memory copy stays a copy of committed rows.
+        const inTransaction = Option.isSome(yield* Effect.serviceOption(SqlClient.TransactionConnection))
+        const candidates = inTransaction
+          ? (yield* sql<{ readonly rowid: number }>`
+              SELECT rowid FROM ${sql.literal(bitTable(index))}
+              WHERE embedding MATCH vec_quantize_binary(${query}) AND k = ${wanted}`).map((row) => row.rowid)
+          : (yield* currentBitIndex(sql, index, dimensions)).nearest(quantize(vector), wanted)
         if (candidates.length === 0) return []
         return yield* sql<{ readonly seq: number; readonly distance: number }>`
           SELECT seq, vec_distance_cosine(embedding, ${query}) AS distance FROM ${sql.literal(exactTable(index))}
-          WHERE seq IN ${sql.in(candidates.map((c) => c.rowid))} ORDER BY distance LIMIT ${k}`
+          WHERE seq IN ${sql.in(candidates)} ORDER BY distance LIMIT ${k}`
       }),
 
     /** Removes a row's vector, if the store has vectors at all; how many were removed. */
@@ -100,7 +108,9 @@ export const VectorQueries = (sql: SqlClient.SqlClient) => {
         const before = yield* sql<{ readonly n: number }>`SELECT count(*) AS n FROM ${sql.literal(exactTable(index))} WHERE seq = ${seq}`
         yield* sql`DELETE FROM ${sql.literal(exactTable(index))} WHERE seq = ${seq}`
         if (hasBitIndex(current.dimensions)) yield* sql`DELETE FROM ${sql.literal(bitTable(index))} WHERE rowid = ${BigInt(seq)}`
-        return before[0]?.n ?? 0
+        const removed = before[0]?.n ?? 0
+        if (removed > 0) yield* countChange(sql, index, "removed", removed)
+        return removed
       })
   }
 }
