@@ -34,6 +34,21 @@ interface Cached {
 // Keyed by the store's connection, so a copy lives exactly as long as the open store it mirrors.
 const cache = new WeakMap<SqlClient.SqlClient, Map<VectorIndex, Cached>>()
 
+/** The cache entry of one index of one open store, created on first use (synchronously, so only once). */
+const cachedEntry = (sql: SqlClient.SqlClient, index: VectorIndex): Cached => {
+  let indexes = cache.get(sql)
+  if (indexes === undefined) {
+    indexes = new Map()
+    cache.set(sql, indexes)
+  }
+  let entry = indexes.get(index)
+  if (entry === undefined) {
+    entry = { lock: Effect.unsafeMakeSemaphore(1), loaded: undefined }
+    indexes.set(index, entry)
+  }
+  return entry
+}
+
 const countersOf = (sql: SqlClient.SqlClient, index: VectorIndex) =>
   Effect.map(
     sql<{ readonly key: string; readonly value: string }>`SELECT key, value FROM store_meta
@@ -96,17 +111,7 @@ const appendNewer = (sql: SqlClient.SqlClient, index: VectorIndex, bits: BitInde
  */
 export const currentBitIndex = (sql: SqlClient.SqlClient, index: VectorIndex, dimensions: number) =>
   Effect.gen(function*() {
-    let indexes = cache.get(sql)
-    if (indexes === undefined) {
-      indexes = new Map()
-      cache.set(sql, indexes)
-    }
-    let cached = indexes.get(index)
-    if (cached === undefined) {
-      cached = { lock: yield* Effect.makeSemaphore(1), loaded: undefined }
-      indexes.set(index, cached)
-    }
-    const entry = cached
+    const entry = yield* Effect.sync(() => cachedEntry(sql, index))
     return yield* entry.lock.withPermits(1)(Effect.gen(function*() {
       const counters = yield* countersOf(sql, index)
       const loaded = entry.loaded
