@@ -241,6 +241,17 @@ describe("GET and POST /v1/context", () => {
       expect(body.evidence.every((card) => !String(card.evidence_id).includes(sessionId))).toBe(true)
     }))
 
+  it.scoped("a line break in a session id is escaped in the text, so each card keeps one line; citations keep the id", () =>
+    Effect.gen(function*() {
+      const { baseUrl } = yield* startServer()
+      yield* post(`${baseUrl}/v1/memories`, { user_id: "ida", session_id: "trip\nday-2\r\u2028", infer: false, async_mode: false, messages: [{ content: "Ida hiked to the glacier." }] })
+      const body = (yield* post(`${baseUrl}/v1/context`, { user_id: "ida", query: "glacier" })).body as ContextBody
+      expect(body.citations).toEqual(["ev_raw:trip\nday-2\r\u2028_turn_1"])
+      expect(body.text.split(/\r\n|\r|\n|\u2028/)).toHaveLength(1)
+      expect(body.text).toContain("evidence_id=ev_raw:trip\\nday-2\\r\\u2028_turn_1 ")
+      expect(body.text).toContain("source=trip\\nday-2\\r\\u2028/trip\\nday-2\\r\\u2028_turn_1 ")
+    }))
+
   it.scoped("an empty store gives an empty block", () =>
     Effect.gen(function*() {
       const { baseUrl } = yield* startServer()

@@ -44,14 +44,22 @@ export const toCard = (item: EvidenceItem): Card => {
   return Object.fromEntries(Object.entries(card).filter(([, value]) => !isEmpty(value)))
 }
 
+/**
+ * A line break inside a value (a session id may hold one, and ids are shown as stored) is
+ * written as an escape, so every card stays on its own line.
+ */
+const escapeLineBreaks = (value: string) =>
+  value.replace(/[\n\r\v\f\u0085\u2028\u2029]/g, (c) =>
+    c === "\n" ? "\\n" : c === "\r" ? "\\r" : `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`)
+
 /** Python-style rendering, as the reference service prints its cards. */
 const render = (value: unknown): string => {
   if (typeof value === "boolean") return value ? "True" : "False"
-  if (typeof value === "string") return value
+  if (typeof value === "string") return escapeLineBreaks(value)
   if (typeof value === "number") return String(value)
-  if (Array.isArray(value)) return `[${value.map((v) => typeof v === "string" ? `'${v}'` : render(v)).join(", ")}]`
+  if (Array.isArray(value)) return `[${value.map((v) => typeof v === "string" ? `'${escapeLineBreaks(v)}'` : render(v)).join(", ")}]`
   if (typeof value === "object" && value !== null) {
-    return `{${Object.entries(value).map(([k, v]) => `'${k}': ${typeof v === "string" ? `'${v}'` : render(v)}`).join(", ")}}`
+    return `{${Object.entries(value).map(([k, v]) => `'${k}': ${typeof v === "string" ? `'${escapeLineBreaks(v)}'` : render(v)}`).join(", ")}}`
   }
   return "None"
 }
