@@ -2,6 +2,7 @@ import { HttpServerRequest } from "@effect/platform"
 import { describe, expect, it } from "@effect/vitest"
 import { Cause, Effect } from "effect"
 import * as NodeHttp from "node:http"
+import * as NodeNet from "node:net"
 import { handleFailure } from "../src/http/edge.js"
 import { authHeaders, rawFetch, startServer } from "./support/server.js"
 
@@ -190,6 +191,15 @@ describe("bodies the schema decoder never sees", () => {
       expect(outcome).toEqual({ status: 413 })
     }))
 
+  it.scoped("a multipart body refused as too large closes its connection, even while the client keeps sending", () =>
+    Effect.gen(function*() {
+      const { baseUrl } = yield* startServer({ SERVICE_MAX_BODY_BYTES: "4096" })
+      const answer = yield* Effect.promise(() => streamEndlessMultipart(baseUrl))
+      expect(answer).toMatch(/^HTTP\/1\.1 413 /)
+      expect(answer.toLowerCase()).toContain("connection: close")
+      expect(answer).toContain("\"code\":\"payload_too_large\"")
+    }))
+
   it.scoped("a body read as bytes (no JSON, text or form type) that fails validation is answered, not left hanging", () =>
     Effect.gen(function*() {
       const { baseUrl } = yield* startServer()
@@ -210,8 +220,7 @@ const multipartFile = (size: number) =>
 /** Sends a body in chunks with no Content-Length, so the limit can only be enforced while reading. */
 const postChunked = (url: string, body: string, contentType = "application/json") =>
   new Promise<{ readonly status: number } | { readonly dropped: string }>((resolve) => {
-    // Closed after the answer: a body refused part-way is otherwise left half-read, for the shutdown to wait out.
-    const headers = { ...authHeaders(), "content-type": contentType, connection: "close" }
+    const headers = { ...authHeaders(), "content-type": contentType }
     const request = NodeHttp.request(url, { method: "POST", headers }, (response) => {
       response.resume()
       response.on("end", () => resolve({ status: response.statusCode ?? 0 }))
@@ -245,6 +254,38 @@ describe("body size limit", () => {
       expect(keys.body).toMatchObject({ total: 0 })
     }))
 })
+
+/**
+ * Streams a chunked multipart body that never ends, on a connection the client would keep open;
+ * what the server answered, once it has closed the connection.
+ */
+const streamEndlessMultipart = (url: string) =>
+  new Promise<string>((resolve, reject) => {
+    const { hostname, port } = new URL(url)
+    const socket = NodeNet.connect(Number(port), hostname)
+    let answer = ""
+    let timer: NodeJS.Timeout | undefined
+    const writeChunk = () => {
+      if (socket.destroyed || socket.writableEnded) return
+      const chunk = "k".repeat(1024)
+      socket.write(`${chunk.length.toString(16)}\r\n${chunk}\r\n`, () => (timer = setTimeout(writeChunk, 2)))
+    }
+    socket.on("connect", () => {
+      const authorization = authHeaders().authorization
+      socket.write(`POST /v1/admin/keys HTTP/1.1\r\nHost: ${hostname}\r\nAuthorization: ${authorization}\r\n` +
+        `Content-Type: multipart/form-data; boundary=${BOUNDARY}\r\nTransfer-Encoding: chunked\r\n\r\n`)
+      const head = `--${BOUNDARY}\r\nContent-Disposition: form-data; name="name"; filename="k.txt"\r\nContent-Type: text/plain\r\n\r\n`
+      socket.write(`${head.length.toString(16)}\r\n${head}\r\n`, writeChunk)
+    })
+    socket.on("data", (data: Buffer) => (answer += data.toString()))
+    // A write after the server closed may fail with EPIPE or a reset: the answer is what counts.
+    socket.on("error", () => undefined)
+    socket.on("close", () => {
+      clearTimeout(timer)
+      resolve(answer)
+    })
+    socket.setTimeout(20_000, () => reject(new Error(`the server kept the connection open; it answered: ${answer.slice(0, 200)}`)))
+  })
 
 describe("defects", () => {
   it.effect("become a 500 internal_error envelope that reveals nothing of the failure", () =>
