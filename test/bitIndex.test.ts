@@ -6,7 +6,7 @@ import { Effect, Either } from "effect"
 import * as NodePath from "node:path"
 import * as SqliteVec from "sqlite-vec"
 import { BitIndex, quantize } from "../src/store/user/bitIndex.js"
-import { currentBitIndex } from "../src/store/user/bitIndexCache.js"
+import { currentBitIndex, loadByScan, loadFromChunks } from "../src/store/user/bitIndexCache.js"
 import { openMigrated } from "../src/store/sqlite.js"
 import { userStoreMigrations } from "../src/store/user/migrations.js"
 import { VectorQueries } from "../src/store/user/vectors.js"
@@ -106,6 +106,20 @@ describe("the in-memory bit index", () => {
       const index = yield* currentBitIndex(sql, "fact", SPACE.dimensions)
       expect(index.size).toBe(2493)
       yield* expectMirrors(sql, index, vectors(1, SPACE.dimensions, 42)[0]!)
+    }))
+
+  it.scoped("vec0's own scan, the load for an unknown sqlite-vec layout, gives the same index", () =>
+    Effect.gen(function*() {
+      const { queries, sql } = yield* openStore
+      const written = vectors(1500, SPACE.dimensions, 3)
+      yield* sql.withTransaction(queries.insert("fact", SPACE, written.map((vector, i) => ({ seq: i + 1, vector }))))
+      yield* sql.withTransaction(queries.remove("fact", 700))
+      const query = vectors(1, SPACE.dimensions, 8)[0]!
+      for (const load of [loadByScan, loadFromChunks]) {
+        const index = yield* load(sql, "fact", SPACE.dimensions)
+        expect(index.size).toBe(1499)
+        yield* expectMirrors(sql, index, query)
+      }
     }))
 
   it.scoped("follows committed appends in place and reloads after a removal", () =>

@@ -62,33 +62,48 @@ const countersOf = (sql: SqlClient.SqlClient, index: VectorIndex) =>
 /** Chunk layouts of the sqlite-vec versions whose shadow tables are read directly. */
 const KNOWN_LAYOUT = /^v0\.1\./
 
-/**
- * Every vector of a vec0 bit table. Through vec0's own full scan a row costs a few microseconds
- * (300 ms for 100k); reading its chunk tables takes one row per 1024 vectors (6 ms), so that is
- * done for the chunk layout of the sqlite-vec versions known here, and the full scan otherwise.
- */
-const loadAll = (sql: SqlClient.SqlClient, index: VectorIndex, dimensions: number) =>
-  Effect.gen(function*() {
-    const table = bitTable(index)
-    const bits = new BitIndex(dimensions)
-    const version = yield* sql<{ readonly value: string }>`SELECT value FROM ${sql.literal(`${table}_info`)} WHERE key = 'CREATE_VERSION'`
-    if (!KNOWN_LAYOUT.test(version[0]?.value ?? "")) {
-      const rows = yield* sql<{ readonly rowid: number; readonly embedding: Uint8Array }>`SELECT rowid, embedding FROM ${sql.literal(table)}`
+/** Every vector of a vec0 bit table through vec0's own full scan: a few microseconds a row (300 ms for 100k). */
+export const loadByScan = (sql: SqlClient.SqlClient, index: VectorIndex, dimensions: number) =>
+  Effect.map(
+    sql<{ readonly rowid: number; readonly embedding: Uint8Array }>`SELECT rowid, embedding FROM ${sql.literal(bitTable(index))}`,
+    (rows) => {
+      const bits = new BitIndex(dimensions)
       for (const row of rows) bits.append(row.rowid, row.embedding)
       return bits
     }
-    const bytesPerVector = dimensions / 8
-    const chunks = yield* sql<{ readonly size: number; readonly validity: Uint8Array; readonly rowids: Uint8Array; readonly vectors: Uint8Array }>`
-      SELECT c.size, c.validity, c.rowids, v.vectors FROM ${sql.literal(`${table}_chunks`)} c
-      JOIN ${sql.literal(`${table}_vector_chunks00`)} v ON v.rowid = c.chunk_id ORDER BY c.chunk_id`
-    for (const chunk of chunks) {
-      const rowids = new DataView(chunk.rowids.buffer, chunk.rowids.byteOffset, chunk.rowids.byteLength)
-      for (let slot = 0; slot < chunk.size; slot++) {
-        if ((chunk.validity[slot >>> 3]! & (1 << (slot & 7))) === 0) continue
-        bits.append(Number(rowids.getBigInt64(slot * 8, true)), chunk.vectors.subarray(slot * bytesPerVector, (slot + 1) * bytesPerVector))
+  )
+
+/**
+ * Every vector of a vec0 bit table from its chunk tables, one row per 1024 vectors (6 ms for
+ * 100k): each chunk holds a validity bitmap, the rowids as 64-bit integers and the vectors.
+ */
+export const loadFromChunks = (sql: SqlClient.SqlClient, index: VectorIndex, dimensions: number) =>
+  Effect.map(
+    sql<{ readonly size: number; readonly validity: Uint8Array; readonly rowids: Uint8Array; readonly vectors: Uint8Array }>`
+      SELECT c.size, c.validity, c.rowids, v.vectors FROM ${sql.literal(`${bitTable(index)}_chunks`)} c
+      JOIN ${sql.literal(`${bitTable(index)}_vector_chunks00`)} v ON v.rowid = c.chunk_id ORDER BY c.chunk_id`,
+    (chunks) => {
+      const bits = new BitIndex(dimensions)
+      const bytesPerVector = dimensions / 8
+      for (const chunk of chunks) {
+        const rowids = new DataView(chunk.rowids.buffer, chunk.rowids.byteOffset, chunk.rowids.byteLength)
+        for (let slot = 0; slot < chunk.size; slot++) {
+          if ((chunk.validity[slot >>> 3]! & (1 << (slot & 7))) === 0) continue
+          bits.append(Number(rowids.getBigInt64(slot * 8, true)), chunk.vectors.subarray(slot * bytesPerVector, (slot + 1) * bytesPerVector))
+        }
       }
+      return bits
     }
-    return bits
+  )
+
+/** The chunk tables when their layout is one known here (the table records the version that made it), the full scan otherwise. */
+const loadAll = (sql: SqlClient.SqlClient, index: VectorIndex, dimensions: number) =>
+  Effect.gen(function*() {
+    // A table from a version that kept no _info is of an unknown layout, as any other version is.
+    const version = yield* sql<{ readonly value: string }>`SELECT value FROM ${sql.literal(`${bitTable(index)}_info`)} WHERE key = 'CREATE_VERSION'`.pipe(
+      Effect.orElseSucceed(() => [])
+    )
+    return yield* (KNOWN_LAYOUT.test(version[0]?.value ?? "") ? loadFromChunks : loadByScan)(sql, index, dimensions)
   })
 
 /** Rows added since the copy was made are read back from the exact vectors, quantized by SQLite. */
