@@ -236,11 +236,12 @@ const postChunked = (url: string, body: string, contentType = "application/json"
   })
 
 describe("body size limit", () => {
-  it.scoped("a declared body over SERVICE_MAX_BODY_BYTES is 413 payload_too_large", () =>
+  it.scoped("a declared body over SERVICE_MAX_BODY_BYTES is 413 payload_too_large, and its connection closes", () =>
     Effect.gen(function*() {
       const { baseUrl } = yield* startServer({ SERVICE_MAX_BODY_BYTES: "4096" })
       const response = yield* rawFetch(`${baseUrl}/v1/admin/keys`, jsonPost(JSON.stringify({ name: "n", pad: "x".repeat(5000) })))
       expect(response.status).toBe(413)
+      expect(response.headers.get("connection")).toBe("close")
       expect(response.body).toEqual({ code: "payload_too_large", message: "request body exceeds 4096 bytes", details: { max_bytes: 4096 } })
     }))
 

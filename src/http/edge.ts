@@ -28,14 +28,16 @@ import { limitJsonDepth, tooDeepAt } from "./jsonDepth.js"
 import { allowedMethods, matchRoute, type RouteInputs } from "./routes.js"
 import { type FieldError, fieldErrors } from "./validationErrors.js"
 
-export const errorResponse = (error: ApiError, headers: Record<string, string> = {}) =>
-  HttpServerResponse.unsafeJson(errorEnvelope(error), { status: ERROR_CATALOGUE[error._tag].status, headers })
-
 /**
- * A body refused as too large may still be arriving: the connection is closed after the answer,
- * rather than kept open while the rest is read (a chunked body may never end).
+ * The error envelope with the catalogue's status. A body refused as too large may still be
+ * arriving: its answer closes the connection, rather than keeping it open while the rest is
+ * read (a chunked body may never end).
  */
-const refusedBodyResponse = (error: ApiError) => errorResponse(error, error._tag === "PayloadTooLarge" ? { connection: "close" } : {})
+export const errorResponse = (error: ApiError, headers: Record<string, string> = {}) =>
+  HttpServerResponse.unsafeJson(errorEnvelope(error), {
+    status: ERROR_CATALOGUE[error._tag].status,
+    headers: error._tag === "PayloadTooLarge" ? { ...headers, connection: "close" } : headers
+  })
 
 export const validationFailed = (errors: ReadonlyArray<FieldError>) =>
   new ValidationError({ message: "request failed schema validation", details: { errors } })
@@ -192,11 +194,11 @@ export const handleFailure = (maxBodyBytes: number) => (cause: Cause.Cause<unkno
     if (HttpServerError.isServerError(squashed)) {
       if (squashed._tag === "RouteNotFound") return yield* routingError(request)
       if (squashed._tag === "RequestError" && squashed.reason === "Decode") {
-        return refusedBodyResponse(yield* fromRequestError(squashed, maxBodyBytes))
+        return errorResponse(yield* fromRequestError(squashed, maxBodyBytes))
       }
     }
     if (squashed instanceof HttpApiDecodeError) return errorResponse(yield* fromDecodeError(squashed))
-    if (squashed instanceof Multipart.MultipartError) return refusedBodyResponse(fromMultipartError(squashed, maxBodyBytes))
+    if (squashed instanceof Multipart.MultipartError) return errorResponse(fromMultipartError(squashed, maxBodyBytes))
     return yield* unexpected(cause)
   })
 
@@ -220,7 +222,7 @@ export const edgeLayer = (options: { readonly maxBodyBytes: number; readonly cor
       const preflight = options.cors.preflight(request)
       if (Option.isSome(preflight)) return preflight.value
       const declared = request.headers["content-length"]
-      if (declared !== undefined && Number(declared) > options.maxBodyBytes) return refusedBodyResponse(payloadTooLarge(options.maxBodyBytes))
+      if (declared !== undefined && Number(declared) > options.maxBodyBytes) return errorResponse(payloadTooLarge(options.maxBodyBytes))
       return yield* app.pipe(
         Effect.provideService(HttpServerRequest.HttpServerRequest, limitJsonDepth(request)),
         HttpIncomingMessage.withMaxBodySize(Option.some(options.maxBodyBytes)),
