@@ -158,6 +158,23 @@ for (const provider of STUB_PROVIDERS) {
           }))
       }))
 
+    it.scopedLive("calls reuse kept-alive connections; an endpoint that refuses connections is ProviderUnavailable", () =>
+      Effect.gen(function*() {
+        const running = yield* stub(provider)
+        yield* withLlm(envFor(running), (llm) =>
+          Effect.gen(function*() {
+            for (let i = 0; i < 4; i++) yield* ask(llm, `question ${i}`)
+            expect(running.chatCalls()).toBe(4)
+            expect(running.connections()).toBe(1)
+            yield* Effect.promise(() => running.close())
+            const error = yield* Effect.flip(ask(llm))
+            expect(error._tag).toBe("ProviderUnavailable")
+            expect(error.message).toBe(`${provider} could not be reached`)
+            expect(error.details).toMatchObject({ provider, retryable: true })
+            expectNoKey(error)
+          }))
+      }))
+
     it.scopedLive("a 429 is retried after the provider's Retry-After; past the budget it is ProviderRateLimited", () =>
       Effect.gen(function*() {
         const running = yield* stub(provider)

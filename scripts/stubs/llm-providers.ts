@@ -59,6 +59,8 @@ export interface ProviderStub {
   readonly hangNext: (count?: number) => void
   /** Chat requests received, whatever their outcome. */
   readonly chatCalls: () => number
+  /** TCP connections accepted so far: calls over kept-alive connections add none. */
+  readonly connections: () => number
   readonly close: () => Promise<void>
 }
 
@@ -402,6 +404,8 @@ export const startProviderStub = (options: ProviderStubOptions): Promise<Provide
       request.on("data", (chunk: Buffer) => (raw += chunk.toString()))
       request.on("end", () => handle(request, response, raw, arrived))
     })
+    let connections = 0
+    server.on("connection", () => connections++)
     server.on("error", reject)
     server.listen(options.port ?? 0, "127.0.0.1", () => {
       const port = (server.address() as AddressInfo).port
@@ -416,6 +420,7 @@ export const startProviderStub = (options: ProviderStubOptions): Promise<Provide
         emptyNext: (count = 1) => void (pending.empty += count),
         hangNext: (count = 1) => void (pending.hang += count),
         chatCalls: () => chats,
+        connections: () => connections,
         close: () =>
           new Promise<void>((done) => {
             for (const timer of timers) clearTimeout(timer)

@@ -1,10 +1,12 @@
-import { FetchHttpClient, HttpClient } from "@effect/platform"
+import type { HttpClient } from "@effect/platform"
+import { NodeHttpClient } from "@effect/platform-node"
 import { Effect, Either, Option } from "effect"
 import { AppConfig, type LlmProviderName, type Settings } from "../config/AppConfig.js"
 import { LlmUsage } from "../services/LlmUsage.js"
 import { anthropicChat } from "./providers/anthropic.js"
 import { geminiChat, geminiEmbeddings } from "./providers/gemini.js"
 import { ollamaChat, ollamaEmbeddings } from "./providers/ollama.js"
+import { type Fetch, nodeFetch } from "./providers/nodeFetch.js"
 import { openAiChat, openAiEmbeddings } from "./providers/openai.js"
 import type { CallPolicy } from "./retry.js"
 import { structuredLlm } from "./structured.js"
@@ -33,7 +35,13 @@ const DEFAULT_EMBED_MODEL: Record<Exclude<LlmProviderName, "anthropic">, string>
 const baseUrl = (url: Option.Option<string>, provider: LlmProviderName) =>
   Option.getOrElse(url, () => DEFAULT_BASE_URL[provider]).replace(/\/+$/, "")
 
-const chatTransport = (config: Settings, http: HttpClient.HttpClient, policy: CallPolicy): Either.Either<ChatTransport, string> => {
+/** How providers reach their endpoints: one pool of kept-alive connections, for the SDK and for plain JSON calls. */
+interface Connections {
+  readonly http: HttpClient.HttpClient
+  readonly fetch: Fetch
+}
+
+const chatTransport = (config: Settings, { fetch, http }: Connections, policy: CallPolicy): Either.Either<ChatTransport, string> => {
   const { apiKey, provider } = config.llm
   const model = Option.getOrElse(config.llm.model, () => DEFAULT_CHAT_MODEL[provider])
   const url = baseUrl(config.llm.baseUrl, provider)
@@ -44,7 +52,7 @@ const chatTransport = (config: Settings, http: HttpClient.HttpClient, policy: Ca
   const endpoint = { model, baseUrl: url, apiKey: apiKey.value }
   switch (provider) {
     case "openai":
-      return Either.right(openAiChat(endpoint, policy))
+      return Either.right(openAiChat(endpoint, policy, fetch))
     case "anthropic":
       return Either.right(anthropicChat(http, endpoint))
     case "gemini":
@@ -53,7 +61,7 @@ const chatTransport = (config: Settings, http: HttpClient.HttpClient, policy: Ca
 }
 
 /** The embedding provider defaults to the LLM's, and then shares its key and URL. */
-const embedTransport = (config: Settings, http: HttpClient.HttpClient, policy: CallPolicy): Either.Either<EmbedTransport, string> => {
+const embedTransport = (config: Settings, { fetch, http }: Connections, policy: CallPolicy): Either.Either<EmbedTransport, string> => {
   const provider = Option.getOrElse(config.embed.provider, () => config.llm.provider)
   if (provider === "anthropic") {
     return Either.left("anthropic has no embeddings endpoint: set SERVICE_EMBED_PROVIDER (and SERVICE_EMBED_API_KEY) to openai, gemini or ollama")
@@ -73,7 +81,7 @@ const embedTransport = (config: Settings, http: HttpClient.HttpClient, policy: C
   }
   const endpoint = { model, baseUrl: url, apiKey: apiKey.value }
   return Either.right(
-    provider === "openai" ? openAiEmbeddings(endpoint, dimensions, policy) : geminiEmbeddings(http, endpoint, dimensions, policy)
+    provider === "openai" ? openAiEmbeddings(endpoint, dimensions, policy, fetch) : geminiEmbeddings(http, endpoint, dimensions, policy)
   )
 }
 
@@ -85,15 +93,20 @@ export class LlmProvider extends Effect.Service<LlmProvider>()("Memory/LlmProvid
   effect: Effect.gen(function*() {
     const config = yield* AppConfig
     const usage = yield* LlmUsage
-    const http = yield* Effect.provide(HttpClient.HttpClient, FetchHttpClient.layer)
+    const agent = yield* NodeHttpClient.HttpAgent
+    const connections: Connections = {
+      http: yield* Effect.provideService(NodeHttpClient.make, NodeHttpClient.HttpAgent, agent),
+      fetch: nodeFetch(agent)
+    }
     const policy: CallPolicy = { timeoutMs: config.llm.timeoutMs, maxRetries: config.llm.maxRetries }
-    const chat = chatTransport(config, http, policy)
-    const embeddings = embedTransport(config, http, policy)
+    const chat = chatTransport(config, connections, policy)
+    const embeddings = embedTransport(config, connections, policy)
     return {
       active: Option.map(Either.getRight(chat), (transport): ActiveLlm => structuredLlm(transport, policy, usage.record)),
       reason: Either.getLeft(chat).pipe(Option.getOrElse(() => "")),
       embeddings: Either.getRight(embeddings),
       embeddingsReason: Either.getLeft(embeddings).pipe(Option.getOrElse(() => ""))
     } as const
-  })
+  }),
+  dependencies: [NodeHttpClient.makeAgentLayer({ keepAlive: true })]
 }) {}

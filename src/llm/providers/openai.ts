@@ -4,6 +4,7 @@ import type { ProviderError } from "../../api/errors.js"
 import { type Origin, refused, statusFailure, timedOut, unreachable } from "../failures.js"
 import type { CallPolicy } from "../retry.js"
 import { embedInBatches } from "./http.js"
+import type { Fetch } from "./nodeFetch.js"
 import type { ChatTransport, EmbedTransport } from "../types.js"
 
 export interface OpenAiEndpoint {
@@ -15,8 +16,8 @@ export interface OpenAiEndpoint {
 const EMBED_BATCH = 64
 
 // Retries and their timing are ours (structured.ts), so the SDK makes exactly one attempt.
-const client = (endpoint: OpenAiEndpoint, policy: CallPolicy) =>
-  new OpenAI({ apiKey: Redacted.value(endpoint.apiKey), baseURL: endpoint.baseUrl, maxRetries: 0, timeout: policy.timeoutMs })
+const client = (endpoint: OpenAiEndpoint, policy: CallPolicy, fetch: Fetch) =>
+  new OpenAI({ apiKey: Redacted.value(endpoint.apiKey), baseURL: endpoint.baseUrl, maxRetries: 0, timeout: policy.timeoutMs, fetch })
 
 /** The SDK's errors as ours; the provider's message is not passed on (some echo part of the key). */
 const failure = (origin: Origin, timeoutMs: number) => (error: unknown): ProviderError => {
@@ -31,8 +32,8 @@ const failure = (origin: Origin, timeoutMs: number) => (error: unknown): Provide
 /** A JSON-schema name as the API accepts it. */
 const schemaName = (name: string) => name.replace(/[^A-Za-z0-9_-]/g, "_").slice(0, 64) || "reply"
 
-export const openAiChat = (endpoint: OpenAiEndpoint, policy: CallPolicy): ChatTransport => {
-  const openai = client(endpoint, policy)
+export const openAiChat = (endpoint: OpenAiEndpoint, policy: CallPolicy, fetch: Fetch): ChatTransport => {
+  const openai = client(endpoint, policy, fetch)
   const origin: Origin = { provider: "openai", model: endpoint.model }
   return {
     ...origin,
@@ -70,8 +71,8 @@ export const openAiChat = (endpoint: OpenAiEndpoint, policy: CallPolicy): ChatTr
   }
 }
 
-export const openAiEmbeddings = (endpoint: OpenAiEndpoint, dimensions: Option.Option<number>, policy: CallPolicy): EmbedTransport => {
-  const openai = client(endpoint, policy)
+export const openAiEmbeddings = (endpoint: OpenAiEndpoint, dimensions: Option.Option<number>, policy: CallPolicy, fetch: Fetch): EmbedTransport => {
+  const openai = client(endpoint, policy, fetch)
   const origin: Origin = { provider: "openai", model: endpoint.model }
   const request = (input: ReadonlyArray<string>) =>
     Effect.tryPromise({
