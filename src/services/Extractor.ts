@@ -109,45 +109,43 @@ export const extractFacts = (llm: ActiveLlm, session: SessionInput) =>
     })
   ).pipe(Effect.withSpan("Extractor.extract", { attributes: { turns: session.turns.length } }))
 
-/** The current facts most like each new one: lexical, and by vector when there are vectors. */
-const findCandidates = (
-  stores: StoreCache,
-  userId: string,
-  facts: ReadonlyArray<CleanFact>,
-  vectors: Option.Option<ReadonlyArray<Float32Array>>,
-  scope: ScopeFilter
-) =>
+/** The current facts most like each new one by their words (bm25 over the selective ones), best first. */
+export const lexicalCandidates = (stores: StoreCache, userId: string, facts: ReadonlyArray<CleanFact>, scope: ScopeFilter) =>
+  stores.read(userId, ({ sql }) =>
+    Effect.gen(function*() {
+      const q = RetrievalQueries(sql)
+      const stemsOf = facts.map((fact) => new Map(analyseQuery(fact.statement).terms.map((term) => [term, stemmer(term)])))
+      // One lookup of how common each word is, for the whole session.
+      const frequency = yield* documentFrequencies(q, "facts", stemsOf.flatMap((stems) => [...stems.values()]))
+      return yield* Effect.forEach(stemsOf, (stems) => {
+        const expression = selectiveExpression(stems, frequency)
+        return expression === null
+          ? Effect.succeed([] as ReadonlyArray<FactRow>)
+          : q.facts({ expression, scope, statuses: ["active"], datePrefix: null, limit: CANDIDATES_PER_FACT })
+      })
+    }), () => facts.map(() => [] as ReadonlyArray<FactRow>)).pipe(Effect.catchTag("SqlError", Effect.die))
+
+/** The current facts nearest each new fact's vector, nearest first; none for vectors of another dimension than the store's. */
+const vectorCandidates = (stores: StoreCache, userId: string, vectors: ReadonlyArray<Float32Array>, scope: ScopeFilter) =>
   stores.read(userId, ({ sql }) =>
     Effect.gen(function*() {
       const q = RetrievalQueries(sql)
       const vectorQueries = VectorQueries(sql)
-      // Vectors of another dimension than the store's cannot be compared: lexical candidates only.
-      const space = Option.isSome(vectors) ? yield* vectorQueries.space : undefined
-      const stemsOf = facts.map((fact) => new Map(analyseQuery(fact.statement).terms.map((term) => [term, stemmer(term)])))
-      // One lookup of how common each word is, for the whole session.
-      const frequency = yield* documentFrequencies(q, "facts", stemsOf.flatMap((stems) => [...stems.values()]))
-      return yield* Effect.forEach(facts, (_, i) =>
-        Effect.gen(function*() {
-          const expression = selectiveExpression(stemsOf[i]!, frequency)
-          const lexical = expression === null
-            ? []
-            : yield* q.facts({ expression, scope, statuses: ["active"], datePrefix: null, limit: CANDIDATES_PER_FACT })
-          const vector = Option.isSome(vectors) ? vectors.value[i] : undefined
-          const nearest = vector === undefined || space === undefined || space.dimensions !== vector.length
-            ? []
-            : yield* Effect.flatMap(
-              vectorQueries.nearest("fact", vector, space.dimensions, CANDIDATES_PER_FACT),
-              (rows) => q.factsBySeq(rows.map((row) => row.seq), scope, ["active"])
-            )
-          const merged = new Map([...lexical, ...nearest].map((row) => [row.fact_id, row]))
-          return [...merged.values()].slice(0, CANDIDATES_PER_FACT)
-        }))
-    }), () => facts.map(() => [] as Array<FactRow>))
+      const space = yield* vectorQueries.space
+      return yield* Effect.forEach(vectors, (vector) =>
+        space === undefined || space.dimensions !== vector.length
+          ? Effect.succeed([] as ReadonlyArray<FactRow>)
+          : Effect.flatMap(
+            vectorQueries.nearest("fact", vector, space.dimensions, CANDIDATES_PER_FACT),
+            (rows) => q.factsBySeq(rows.map((row) => row.seq), scope, ["active"])
+          ))
+    }), () => vectors.map(() => [] as ReadonlyArray<FactRow>)).pipe(Effect.catchTag("SqlError", Effect.die))
 
 /**
- * What to do with each new fact, against similar current facts: a candidate that says the same
- * (text aside from case and punctuation) is a duplicate with no call; the rest are decided by one
- * structured call for the session. A decision naming no candidate of its fact is an add.
+ * What to do with each new fact, against similar current facts (its lexical candidates, found by
+ * the caller, and its nearest by vector): a candidate that says the same (text aside from case and
+ * punctuation) is a duplicate with no call; the rest are decided by one structured call for the
+ * session. A decision naming no candidate of its fact is an add.
  */
 export const reconcileFacts = (
   llm: ActiveLlm,
@@ -156,6 +154,7 @@ export const reconcileFacts = (
     readonly userId: string
     readonly sessionId: string
     readonly facts: ReadonlyArray<CleanFact>
+    readonly lexical: ReadonlyArray<ReadonlyArray<FactRow>>
     readonly vectors: Option.Option<ReadonlyArray<Float32Array>>
     readonly scope: ScopeFilter
   }
@@ -164,9 +163,11 @@ export const reconcileFacts = (
   ProviderError | InvalidScope | StoreUnavailable
 > =>
   Effect.gen(function*() {
-    const candidates = yield* findCandidates(stores, input.userId, input.facts, input.vectors, input.scope).pipe(
-      Effect.catchTag("SqlError", Effect.die)
-    )
+    const nearest = Option.isSome(input.vectors) ? yield* vectorCandidates(stores, input.userId, input.vectors.value, input.scope) : []
+    const candidates = input.facts.map((_, i) => {
+      const merged = new Map([...input.lexical[i] ?? [], ...nearest[i] ?? []].map((row) => [row.fact_id, row]))
+      return [...merged.values()].slice(0, CANDIDATES_PER_FACT)
+    })
     const decisions: Array<Decision> = input.facts.map((fact, i) => {
       const same = candidates[i]!.find((row) => normalizeText(row.content) === normalizeText(fact.statement))
       return same === undefined

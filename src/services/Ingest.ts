@@ -11,7 +11,7 @@ import { utcTimestamp } from "../util/timestamps.js"
 import type { AuditContext } from "./AuditContext.js"
 import { Embedder } from "./Embedder.js"
 import { embedForWrite } from "./embedWrites.js"
-import { type CleanFact, extractFacts, reconcileFacts } from "./Extractor.js"
+import { type CleanFact, extractFacts, lexicalCandidates, reconcileFacts } from "./Extractor.js"
 import { Jobs } from "./Jobs.js"
 import { resolveSessionTime } from "./memoryRecords.js"
 import { type FactPlan, writeSession } from "./sessionWrites.js"
@@ -39,6 +39,12 @@ export const newSessionId = () => NodeCrypto.randomUUID().replaceAll("-", "")
 
 /** "" means unset on the routes that honour scope keys. */
 const scopeValue = (value: string | null | undefined) => (value === undefined || value === "" ? null : value)
+
+/**
+ * Waits for what is already under way on the event loop to be sent (a provider request being
+ * written): SQLite calls are synchronous, and would otherwise hold the request back.
+ */
+const pendingIo = Effect.promise(() => new Promise<void>((resolve) => setImmediate(resolve)))
 
 /** One fact per statement: a model that says the same thing twice in a session is heard once. */
 const distinctFacts = (facts: ReadonlyArray<CleanFact>) => [...new Map(facts.map((fact) => [normalizeText(fact.statement), fact])).values()]
@@ -82,16 +88,20 @@ export class Ingest extends Effect.Service<Ingest>()("Memory/Ingest", {
 
     /**
      * Extracted facts, each with its vector and what to do with it, and the turns' vectors: turns
-     * and facts are embedded in one provider call.
+     * and facts are embedded in one provider call, sent before the facts' lexical candidates are
+     * looked up so that the lookups run while the provider computes.
      */
     const planFacts = (active: ActiveLlm, prepared: PreparedIngest) =>
       Effect.gen(function*() {
         const extracted = yield* extractFacts(active, prepared)
         const facts = distinctFacts(extracted.facts)
         const turnCount = prepared.turns.length
-        const vectors = yield* embedForWrite(embedder.active, [...prepared.turns.map((turn) => turn.content), ...facts.map((fact) => fact.statement)])
+        const [vectors, lexical] = yield* Effect.all([
+          embedForWrite(embedder.active, [...prepared.turns.map((turn) => turn.content), ...facts.map((fact) => fact.statement)]),
+          Effect.zipRight(pendingIo, lexicalCandidates(stores, prepared.userId, facts, prepared.scope))
+        ], { concurrency: 2 })
         const factVectors = Option.map(vectors, (all) => all.slice(turnCount))
-        const { decisions } = yield* reconcileFacts(active, stores, { ...prepared, facts, vectors: factVectors, scope: prepared.scope })
+        const { decisions } = yield* reconcileFacts(active, stores, { ...prepared, facts, lexical, vectors: factVectors, scope: prepared.scope })
         const plans = facts.map((fact, i): FactPlan => ({
           fact,
           decision: decisions[i]!,
