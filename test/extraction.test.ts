@@ -1,5 +1,6 @@
 import { describe, expect, it } from "@effect/vitest"
 import { Effect } from "effect"
+import { stubEmbedding } from "../scripts/stubs/embedding.js"
 import { chatRequests, llmEnv, providerStub } from "./support/llm.js"
 import { authHeaders, rawFetch, sendJson, startServer, waitForJob } from "./support/server.js"
 import { queryStore } from "./support/stores.js"
@@ -108,6 +109,48 @@ describe("POST /v1/memories with infer=true", () => {
       expect(merge).toMatchObject({ memory_id: listed[0]!.id, details: { action: "duplicate_merge" } })
     }))
 
+  it.scoped("within a session, a fact replaced by an earlier plan takes no merge: the repetition is a new fact", () =>
+    Effect.gen(function*() {
+      const { baseUrl, dataRoot } = yield* serverWithLlm
+      const sourcesOf = (id: string) => queryStore(dataRoot, "alice", "SELECT span_id FROM fact_sources WHERE fact_id = ? ORDER BY span_id", id)
+      yield* ingest(baseUrl, { session_id: "s1", messages: [{ content: "I work at Acme Corp." }] })
+      const [acme] = yield* memories(baseUrl)
+      const replacedFirst = yield* ingest(baseUrl, { session_id: "s2", messages: [{ content: "I work at Globex." }, { content: "I work at Acme Corp." }] })
+      expect(replacedFirst.body).toMatchObject({ facts_extracted: 2 })
+      const afterS2 = yield* memories(baseUrl)
+      expect(afterS2.map((m) => m.content).sort()).toEqual(["The user works at Acme Corp.", "The user works at Globex."])
+      expect(afterS2.map((m) => m.id)).not.toContain(acme!.id)
+      expect(sourcesOf(acme!.id)).toEqual([{ span_id: "span_s1_1" }])
+      const globex = afterS2.find((m) => m.content === "The user works at Globex.")!
+      const s2Events = (yield* events(baseUrl)).filter((event) => event.session_id === "s2").reverse()
+      expect(s2Events.map((event) => [event.type, event.memory_id, (event.details as { action: string }).action])).toEqual([
+        ["memory_add", globex.id, "extract"],
+        ["memory_supersede", acme!.id, "update"],
+        ["memory_add", afterS2.find((m) => m.content === "The user works at Acme Corp.")!.id, "extract"],
+        ["memory_add", null, "store_turns"]
+      ])
+
+    }))
+
+  it.scoped("within a session, a repetition merged by an earlier plan is then replaced by a later one", () =>
+    Effect.gen(function*() {
+      const { baseUrl, dataRoot } = yield* serverWithLlm
+      yield* ingest(baseUrl, { session_id: "s1", messages: [{ content: "I work at Acme Corp." }] })
+      const [acme] = yield* memories(baseUrl)
+      yield* ingest(baseUrl, { session_id: "s2", messages: [{ content: "I work at Acme Corp." }, { content: "I work at Initech." }] })
+      expect((yield* memories(baseUrl)).map((m) => m.content)).toEqual(["The user works at Initech."])
+      expect(queryStore(dataRoot, "alice", "SELECT span_id FROM fact_sources WHERE fact_id = ? ORDER BY span_id", acme!.id))
+        .toEqual([{ span_id: "span_s1_1" }, { span_id: "span_s2_1" }])
+      const closed = (yield* rawFetch(`${baseUrl}/v1/memories/${acme!.id}?user_id=alice`, { headers: authHeaders() })).body as MemoryView
+      expect(closed.status).toBe("superseded")
+      const s2Events = (yield* events(baseUrl)).filter((event) => event.session_id === "s2").reverse()
+      expect(s2Events.map((event) => [event.type, event.memory_id, (event.details as { action: string }).action]).slice(0, 3)).toEqual([
+        ["memory_supersede", acme!.id, "duplicate_merge"],
+        ["memory_add", (yield* memories(baseUrl))[0]!.id, "extract"],
+        ["memory_supersede", acme!.id, "update"]
+      ])
+    }))
+
   it.scoped("scope keys are stamped on the facts and narrow what is listed", () =>
     Effect.gen(function*() {
       const { baseUrl } = yield* serverWithLlm
@@ -118,13 +161,30 @@ describe("POST /v1/memories with infer=true", () => {
       expect((other.body as { total: number }).total).toBe(0)
     }))
 
-  it.scoped("a long session is extracted in parts, every part's facts kept", () =>
+  it.scoped("a long session is extracted in parts, every part's facts kept with their sources, entities and vectors", () =>
     Effect.gen(function*() {
-      const { baseUrl, stub } = yield* serverWithLlm
-      const messages = Array.from({ length: 90 }, (_, i) => ({ content: `I visited museum number ${i + 1} with Clara.` }))
+      const { baseUrl, dataRoot, stub } = yield* serverWithLlm
+      // More facts than one INSERT statement takes: the rows of each table go in several.
+      const messages = Array.from({ length: 210 }, (_, i) => ({ content: `I visited museum number ${i + 1} with Clara.` }))
       const response = yield* ingest(baseUrl, { messages })
-      expect(response.body).toMatchObject({ turns_written: 90, facts_extracted: 90 })
-      expect(chatRequests(stub).filter((r) => JSON.stringify(r.body).includes("memory_extraction")).length).toBe(3)
+      expect(response.body).toMatchObject({ turns_written: 210, facts_extracted: 210 })
+      expect(chatRequests(stub).filter((r) => JSON.stringify(r.body).includes("memory_extraction")).length).toBe(6)
+      const sessionId = (response.body as { session_id: string }).session_id
+      // Each fact is linked to its own turn, to its two entities by a role and an edge each, and its vector is its statement's.
+      const linked = queryStore(dataRoot, "alice", `
+        SELECT count(*) AS n FROM facts f
+        JOIN fact_sources s ON s.fact_id = f.fact_id AND s.span_id = 'span_' || f.session_id || '_' || CAST(substr(f.content, 32) AS INTEGER)
+        WHERE f.session_id = ?
+          AND (SELECT count(*) FROM fact_entity_roles r JOIN edges e ON e.src_fact_id = r.fact_id AND e.dst_id = r.entity_id
+               WHERE r.fact_id = f.fact_id AND r.entity_id IN ('entity_user', 'entity_clara')) = 2`, sessionId)
+      expect(linked).toEqual([{ n: 210 }])
+      const stored = queryStore<{ content: string; embedding: Uint8Array }>(dataRoot, "alice", `
+        SELECT f.content, v.embedding FROM facts f JOIN fact_vector_data v ON v.seq = f.seq ORDER BY f.seq`)
+      expect(stored).toHaveLength(210)
+      for (const { content, embedding } of stored) {
+        const vector = new Float32Array(embedding.buffer, embedding.byteOffset, embedding.byteLength / 4)
+        expect([...vector]).toEqual([...Float32Array.from(stubEmbedding(content, vector.length))])
+      }
     }))
 
   it.scopedLive("async: the job extracts and reports the counts", () =>

@@ -2,6 +2,7 @@ import type { SqlClient } from "@effect/sql"
 import { Effect } from "effect"
 import * as NodeCrypto from "node:crypto"
 import type { AuditContext } from "../../services/AuditContext.js"
+import { insertBatches } from "./insertBatches.js"
 
 export type EventType = "memory_add" | "memory_supersede" | "memory_delete"
 
@@ -13,19 +14,23 @@ export interface NewEvent {
   readonly details: Record<string, unknown>
 }
 
-/** Appends an audit event; callers run it inside the transaction of the change it records. */
-export const insertEvent = (sql: SqlClient.SqlClient, event: NewEvent, audit: AuditContext, ts: string) =>
-  sql`INSERT INTO events ${
-    sql.insert({
-      event_id: `trace_${NodeCrypto.randomUUID()}`,
-      ts,
-      type: event.type,
-      memory_id: event.memoryId,
-      session_id: event.sessionId,
-      reason: event.reason,
-      details: JSON.stringify({ ...event.details, actor: audit.actor, request_id: audit.requestId })
-    })
-  }`.pipe(Effect.asVoid)
+/** Appends audit events in their order; callers run it inside the transaction of the change they record. */
+export const insertEvents = (sql: SqlClient.SqlClient, events: ReadonlyArray<NewEvent>, audit: AuditContext, ts: string) =>
+  Effect.forEach(insertBatches(events), (batch) =>
+    sql`INSERT INTO events ${
+      sql.insert(batch.map((event) => ({
+        event_id: `trace_${NodeCrypto.randomUUID()}`,
+        ts,
+        type: event.type,
+        memory_id: event.memoryId,
+        session_id: event.sessionId,
+        reason: event.reason,
+        details: JSON.stringify({ ...event.details, actor: audit.actor, request_id: audit.requestId })
+      })))
+    }`, { discard: true })
+
+/** Appends one audit event, as insertEvents does. */
+export const insertEvent = (sql: SqlClient.SqlClient, event: NewEvent, audit: AuditContext, ts: string) => insertEvents(sql, [event], audit, ts)
 
 export interface EventRow {
   readonly event_id: string

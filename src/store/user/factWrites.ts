@@ -3,6 +3,7 @@ import { Effect } from "effect"
 import * as NodeCrypto from "node:crypto"
 import { normalizeName } from "../../retrieval/fusion.js"
 import type { FactRow } from "./facts.js"
+import { insertBatches } from "./insertBatches.js"
 import type { TurnScope } from "./turns.js"
 
 /** A fact about to be written, with its provenance and the entities it involves. */
@@ -43,50 +44,71 @@ const edge = (srcFactId: string, dstId: string, edgeType: string, predicate: str
 /** A profile summarizes its entity: writing or closing one never makes that entity's profile stale. */
 const marksProfilesStale = (fact: { readonly kind: string }) => fact.kind !== "profile"
 
+/** A fact's distinct entity roles, and its distinct entities with the first role and name each came with. */
+const entityLinks = (fact: NewFact) => {
+  const roles = [...new Map(
+    fact.entities.filter((entity) => normalizeName(entity.name) !== "").map((entity) => [`${entityId(entity.name)} ${entity.role}`, entity])
+  ).values()]
+  const entities = new Map<string, { readonly name: string; readonly role: string }>()
+  for (const entity of roles) if (!entities.has(entityId(entity.name))) entities.set(entityId(entity.name), entity)
+  return { roles, entities }
+}
+
 /**
- * Writes a fact with its source links, its entities (created on first mention; their profiles
- * marked stale, unless the fact is a profile), its entity roles and an edge to each entity.
- * Answers the fact's rowid.
+ * Writes facts with their source links, their entities (created on first mention; their profiles
+ * marked stale, unless only profiles name them), their entity roles and an edge from each fact to
+ * each of its entities: one statement per table for the lot. Answers the facts' rowids, in order.
  */
-export const insertFact = (sql: SqlClient.SqlClient, fact: NewFact, now: string, epochSeconds: number) =>
+export const insertFacts = (sql: SqlClient.SqlClient, facts: ReadonlyArray<NewFact>, now: string, epochSeconds: number) =>
   Effect.gen(function*() {
-    const [row] = yield* sql<{ readonly seq: number }>`INSERT INTO facts ${
-      sql.insert({
-        fact_id: fact.factId,
-        content: fact.content,
-        kind: fact.kind,
-        status: "active",
-        session_id: fact.sessionId,
-        occurred_at: fact.occurredAt,
-        valid_from: fact.validFrom,
-        confidence: fact.confidence,
-        metadata: JSON.stringify(fact.metadata),
-        ...fact.scope,
-        created_at: now,
-        updated_at: now
-      })
-    } RETURNING seq`
-    if (fact.spanIds.length > 0) {
-      yield* sql`INSERT OR IGNORE INTO fact_sources ${sql.insert(fact.spanIds.map((spanId) => ({ fact_id: fact.factId, span_id: spanId })))}`
+    const seqs = new Map<string, number>()
+    for (const batch of insertBatches(facts)) {
+      const rows = yield* sql<{ readonly fact_id: string; readonly seq: number }>`INSERT INTO facts ${
+        sql.insert(batch.map((fact) => ({
+          fact_id: fact.factId,
+          content: fact.content,
+          kind: fact.kind,
+          status: "active",
+          session_id: fact.sessionId,
+          occurred_at: fact.occurredAt,
+          valid_from: fact.validFrom,
+          confidence: fact.confidence,
+          metadata: JSON.stringify(fact.metadata),
+          ...fact.scope,
+          created_at: now,
+          updated_at: now
+        })))
+      } RETURNING fact_id, seq`
+      for (const row of rows) seqs.set(row.fact_id, row.seq)
     }
-    const entities = [...new Map(
-      fact.entities.filter((entity) => normalizeName(entity.name) !== "").map((entity) => [`${entityId(entity.name)} ${entity.role}`, entity])
-    ).values()]
-    if (entities.length > 0) {
+    const sources = facts.flatMap((fact) => fact.spanIds.map((spanId) => ({ fact_id: fact.factId, span_id: spanId })))
+    const links = facts.map((fact) => ({ fact, ...entityLinks(fact) }))
+    // One row per entity: its first name, stale when any fact naming it marks profiles stale.
+    const entities = new Map<string, { entity_id: string; name: string; normalized_name: string; profile_stale: number; updated_at: string }>()
+    for (const { entities: named, fact } of links) {
       const stale = marksProfilesStale(fact) ? 1 : 0
-      const named = [...new Map(entities.map((entity) => [entityId(entity.name), entity.name])).entries()]
-      yield* sql`INSERT INTO entities ${
-        sql.insert(named.map(([id, name]) => ({ entity_id: id, name, normalized_name: normalizeName(name), profile_stale: stale, updated_at: now })))
-      } ON CONFLICT (entity_id) DO UPDATE SET profile_stale = max(profile_stale, excluded.profile_stale), updated_at = excluded.updated_at`
-      yield* sql`INSERT OR IGNORE INTO fact_entity_roles ${
-        sql.insert(entities.map((entity) => ({ fact_id: fact.factId, entity_id: entityId(entity.name), role: entity.role })))
-      }`
+      for (const [id, { name }] of named) {
+        const known = entities.get(id)
+        if (known === undefined) entities.set(id, { entity_id: id, name, normalized_name: normalizeName(name), profile_stale: stale, updated_at: now })
+        else known.profile_stale = Math.max(known.profile_stale, stale)
+      }
     }
-    const edges = [...new Map(entities.map((entity) => [entityId(entity.name), entity.role])).entries()]
-      .map(([id, role]) => edge(fact.factId, id, EDGE_OF_ROLE[role] ?? "MENTIONS", fact.predicate === "" ? null : fact.predicate, epochSeconds))
-    if (edges.length > 0) yield* sql`INSERT INTO edges ${sql.insert(edges)}`
-    return row!.seq
+    const roles = links.flatMap(({ fact, roles }) => roles.map((entity) => ({ fact_id: fact.factId, entity_id: entityId(entity.name), role: entity.role })))
+    const edges = links.flatMap(({ entities: named, fact }) =>
+      [...named].map(([id, { role }]) => edge(fact.factId, id, EDGE_OF_ROLE[role] ?? "MENTIONS", fact.predicate === "" ? null : fact.predicate, epochSeconds)))
+    for (const batch of insertBatches(sources)) yield* sql`INSERT OR IGNORE INTO fact_sources ${sql.insert(batch)}`
+    for (const batch of insertBatches([...entities.values()])) {
+      yield* sql`INSERT INTO entities ${sql.insert(batch)}
+                 ON CONFLICT (entity_id) DO UPDATE SET profile_stale = max(profile_stale, excluded.profile_stale), updated_at = excluded.updated_at`
+    }
+    for (const batch of insertBatches(roles)) yield* sql`INSERT OR IGNORE INTO fact_entity_roles ${sql.insert(batch)}`
+    for (const batch of insertBatches(edges)) yield* sql`INSERT INTO edges ${sql.insert(batch)}`
+    return facts.map((fact) => seqs.get(fact.factId)!)
   })
+
+/** Writes one fact, as insertFacts does; its rowid. */
+export const insertFact = (sql: SqlClient.SqlClient, fact: NewFact, now: string, epochSeconds: number) =>
+  Effect.map(insertFacts(sql, [fact], now, epochSeconds), (seqs) => seqs[0]!)
 
 /** What closes a fact: the version that replaces it, and since when. */
 export interface Replacement {

@@ -1,5 +1,6 @@
 import type { SqlClient } from "@effect/sql"
 import { Effect } from "effect"
+import { insertBatches } from "./insertBatches.js"
 
 export interface NewTurn {
   readonly role: string
@@ -14,9 +15,6 @@ export interface TurnScope {
 
 export const turnId = (sessionId: string, position: number) => `${sessionId}_turn_${position}`
 export const spanId = (sessionId: string, position: number) => `span_${sessionId}_${position}`
-
-/** Rows per INSERT: well under SQLite's bound-parameter limit for the widest row. */
-const BATCH = 200
 
 /**
  * Appends turns to a session (created if new), one source span per turn covering it whole.
@@ -48,8 +46,7 @@ export const appendTurns = (
       ...input.scope,
       created_at: input.now
     }))
-    for (let start = 0; start < rows.length; start += BATCH) {
-      const batch = rows.slice(start, start + BATCH)
+    for (const batch of insertBatches(rows)) {
       yield* sql`INSERT INTO turns ${sql.insert(batch)}`
       yield* sql`INSERT INTO spans ${
         sql.insert(batch.map((row) => ({

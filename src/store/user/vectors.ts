@@ -1,6 +1,7 @@
 import { SqlClient } from "@effect/sql"
 import { Effect, Option } from "effect"
 import { quantize } from "./bitIndex.js"
+import { insertBatches } from "./insertBatches.js"
 import { bitTable, countChange, currentBitIndex, exactTable, type VectorIndex } from "./bitIndexCache.js"
 
 export type { VectorIndex }
@@ -20,9 +21,6 @@ const hasBitIndex = (dimensions: number) => dimensions % 8 === 0
 /** Candidates re-ranked exactly per neighbour asked for, and at least this many. */
 const CANDIDATES_PER_RESULT = 4
 const MIN_CANDIDATES = 100
-
-/** Vectors per INSERT: two parameters each, well under SQLite's bound-parameter limit. */
-const INSERT_BATCH = 200
 
 const asBytes = (vector: Float32Array) => new Uint8Array(vector.buffer, vector.byteOffset, vector.byteLength)
 
@@ -62,8 +60,7 @@ export const VectorQueries = (sql: SqlClient.SqlClient) => {
         const current = yield* space
         if (current === undefined) yield* claim(wanted)
         else if (current.model !== wanted.model || current.dimensions !== wanted.dimensions) return false
-        for (let start = 0; start < rows.length; start += INSERT_BATCH) {
-          const batch = rows.slice(start, start + INSERT_BATCH)
+        for (const batch of insertBatches(rows)) {
           yield* sql`INSERT INTO ${sql.literal(exactTable(index))} ${sql.insert(batch.map((row) => ({ seq: row.seq, embedding: asBytes(row.vector) })))}`
           if (hasBitIndex(wanted.dimensions)) {
             // Quantized from the rows just written; their rowids come from SQLite as integers, as vec0 requires.
