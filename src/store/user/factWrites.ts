@@ -44,14 +44,12 @@ const edge = (srcFactId: string, dstId: string, edgeType: string, predicate: str
 /** A profile summarizes its entity: writing or closing one never makes that entity's profile stale. */
 const marksProfilesStale = (fact: { readonly kind: string }) => fact.kind !== "profile"
 
-/** A fact's distinct entity roles, and its distinct entities with the first role and name each came with. */
+/** A fact's distinct entity roles, and its distinct entities, each with the last name and role it came with. */
 const entityLinks = (fact: NewFact) => {
   const roles = [...new Map(
     fact.entities.filter((entity) => normalizeName(entity.name) !== "").map((entity) => [`${entityId(entity.name)} ${entity.role}`, entity])
   ).values()]
-  const entities = new Map<string, { readonly name: string; readonly role: string }>()
-  for (const entity of roles) if (!entities.has(entityId(entity.name))) entities.set(entityId(entity.name), entity)
-  return { roles, entities }
+  return { roles, entities: new Map(roles.map((entity) => [entityId(entity.name), entity])) }
 }
 
 /**
