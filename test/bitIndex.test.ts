@@ -144,6 +144,35 @@ describe("the in-memory bit index", () => {
       expect((yield* currentBitIndex(sql, "fact", SPACE.dimensions)).size).toBe(3)
     }))
 
+  it.scoped("ranks many queries at once as each alone: exact cosine order, in and out of a transaction, past one statement's worth", () =>
+    Effect.gen(function*() {
+      const { queries, sql } = yield* openStore
+      // Fewer rows than the candidates a query re-ranks, so every row is a candidate and the answer is exact.
+      const stored = vectors(90, SPACE.dimensions, 21)
+      yield* sql.withTransaction(queries.insert("fact", SPACE, stored.map((vector, i) => ({ seq: i + 1, vector }))))
+      const cosine = (a: Float32Array, b: Float32Array) => {
+        let dot = 0, na = 0, nb = 0
+        for (let i = 0; i < a.length; i++) (dot += a[i]! * b[i]!), (na += a[i]! * a[i]!), (nb += b[i]! * b[i]!)
+        return 1 - dot / Math.sqrt(na * nb)
+      }
+      // More queries than one re-rank statement takes; the first ones are stored rows themselves.
+      const asked = [...stored.slice(0, 3), ...vectors(60, SPACE.dimensions, 22)]
+      const exact = (query: Float32Array) =>
+        stored.map((vector, i) => ({ seq: i + 1, distance: cosine(query, vector) })).sort((a, b) => a.distance - b.distance || a.seq - b.seq)
+      const check = (lists: ReadonlyArray<ReadonlyArray<{ readonly seq: number; readonly distance: number }>>) => {
+        expect(lists).toHaveLength(asked.length)
+        lists.forEach((list, q) => {
+          expect(list.map((row) => row.seq)).toEqual(exact(asked[q]!).slice(0, 5).map((row) => row.seq))
+          list.forEach((row, i) => expect(row.distance).toBeCloseTo(exact(asked[q]!)[i]!.distance, 5))
+        })
+        expect(lists.slice(0, 3).map((list) => list[0]!.seq)).toEqual([1, 2, 3])
+      }
+      check(yield* queries.nearestEach("fact", asked, SPACE.dimensions, 5))
+      check(yield* sql.withTransaction(queries.nearestEach("fact", asked, SPACE.dimensions, 5)))
+      expect(yield* queries.nearest("fact", asked[4]!, SPACE.dimensions, 5)).toEqual((yield* queries.nearestEach("fact", asked, SPACE.dimensions, 5))[4])
+      expect(yield* queries.nearestEach("fact", [], SPACE.dimensions, 5)).toEqual([])
+    }))
+
   it.scoped("never keeps rows of a transaction that rolls back, even when it searched them", () =>
     Effect.gen(function*() {
       const { queries, sql } = yield* openStore

@@ -129,16 +129,13 @@ export const lexicalCandidates = (stores: StoreCache, userId: string, facts: Rea
 const vectorCandidates = (stores: StoreCache, userId: string, vectors: ReadonlyArray<Float32Array>, scope: ScopeFilter) =>
   stores.read(userId, ({ sql }) =>
     Effect.gen(function*() {
-      const q = RetrievalQueries(sql)
       const vectorQueries = VectorQueries(sql)
       const space = yield* vectorQueries.space
-      return yield* Effect.forEach(vectors, (vector) =>
-        space === undefined || space.dimensions !== vector.length
-          ? Effect.succeed([] as ReadonlyArray<FactRow>)
-          : Effect.flatMap(
-            vectorQueries.nearest("fact", vector, space.dimensions, CANDIDATES_PER_FACT),
-            (rows) => q.factsBySeq(rows.map((row) => row.seq), scope, ["active"])
-          ))
+      if (space === undefined || vectors.some((vector) => vector.length !== space.dimensions)) return vectors.map(() => [] as ReadonlyArray<FactRow>)
+      const nearest = yield* vectorQueries.nearestEach("fact", vectors, space.dimensions, CANDIDATES_PER_FACT)
+      const rows = yield* RetrievalQueries(sql).factsBySeq([...new Set(nearest.flat().map((row) => row.seq))], scope, ["active"])
+      const bySeq = new Map(rows.map((row) => [row.seq, row]))
+      return nearest.map((neighbours) => neighbours.flatMap((row) => bySeq.get(row.seq) ?? []))
     }), () => vectors.map(() => [] as ReadonlyArray<FactRow>)).pipe(Effect.catchTag("SqlError", Effect.die))
 
 /**

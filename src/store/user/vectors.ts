@@ -18,6 +18,15 @@ export interface VectorSpace {
 // vectors then rank them.
 const hasBitIndex = (dimensions: number) => dimensions % 8 === 0
 
+/** A row of an index and its cosine distance to a query. */
+interface Neighbour {
+  readonly seq: number
+  readonly distance: number
+}
+
+/** Queries re-ranked by one statement: each binds its vector and up to a few hundred candidates. */
+const QUERIES_PER_RERANK = 50
+
 /** Candidates re-ranked exactly per neighbour asked for, and at least this many. */
 const CANDIDATES_PER_RESULT = 4
 const MIN_CANDIDATES = 100
@@ -45,6 +54,46 @@ export const VectorQueries = (sql: SqlClient.SqlClient) => {
           yield* sql.unsafe(`CREATE VIRTUAL TABLE ${bitTable(index)} USING vec0 (embedding bit[${wanted.dimensions}])`)
         }
       }
+    })
+
+  /** The exact cosine distances of each query's candidates, its k nearest first (ties by seq): one statement per group of queries. */
+  const rerank = (index: VectorIndex, queries: ReadonlyArray<Float32Array>, candidates: ReadonlyArray<ReadonlyArray<number>>, k: number) =>
+    Effect.gen(function*() {
+      const nearest = queries.map((): Array<Neighbour> => [])
+      const withCandidates = queries.flatMap((_, query) => (candidates[query]!.length === 0 ? [] : [query]))
+      for (let start = 0; start < withCandidates.length; start += QUERIES_PER_RERANK) {
+        const parts = withCandidates.slice(start, start + QUERIES_PER_RERANK).map((query) =>
+          sql`SELECT * FROM (SELECT ${query} AS query, seq, vec_distance_cosine(embedding, ${asBytes(queries[query]!)}) AS distance
+              FROM ${sql.literal(exactTable(index))} WHERE seq IN ${sql.in(candidates[query]!)} ORDER BY distance LIMIT ${k})`)
+        const rows = yield* sql<Neighbour & { readonly query: number }>`${sql.join(" UNION ALL ", false)(parts)}`
+        for (const { distance, query, seq } of rows) nearest[query]!.push({ seq, distance })
+      }
+      return nearest.map((rows) => rows.sort((a, b) => a.distance - b.distance || a.seq - b.seq))
+    })
+
+  /** The k nearest rows of an index by cosine distance for each query vector, nearest first. */
+  const nearestEach = (index: VectorIndex, queries: ReadonlyArray<Float32Array>, dimensions: number, k: number) =>
+    Effect.gen(function*() {
+      if (!hasBitIndex(dimensions)) {
+        return yield* Effect.forEach(queries, (vector) =>
+          sql<Neighbour>`
+            SELECT seq, vec_distance_cosine(embedding, ${asBytes(vector)}) AS distance FROM ${sql.literal(exactTable(index))}
+            ORDER BY distance LIMIT ${k}`)
+      }
+      const wanted = Math.max(MIN_CANDIDATES, k * CANDIDATES_PER_RESULT)
+      // Inside a write transaction the store may hold rows a rollback takes back: vec0 answers
+      // from what the transaction sees, and the in-memory copy stays a copy of committed rows.
+      const inTransaction = Option.isSome(yield* Effect.serviceOption(SqlClient.TransactionConnection))
+      const candidates = inTransaction
+        ? yield* Effect.forEach(queries, (vector) =>
+          Effect.map(
+            sql<{ readonly rowid: number }>`
+              SELECT rowid FROM ${sql.literal(bitTable(index))}
+              WHERE embedding MATCH vec_quantize_binary(${asBytes(vector)}) AND k = ${wanted}`,
+            (rows) => rows.map((row) => row.rowid)
+          ))
+        : yield* Effect.map(currentBitIndex(sql, index, dimensions), (bits) => queries.map((vector) => bits.nearest(quantize(vector), wanted)))
+      return yield* rerank(index, queries, candidates, k)
     })
 
   return {
@@ -75,27 +124,9 @@ export const VectorQueries = (sql: SqlClient.SqlClient) => {
 
     /** The k nearest rows of an index by cosine distance, nearest first. */
     nearest: (index: VectorIndex, vector: Float32Array, dimensions: number, k: number) =>
-      Effect.gen(function*() {
-        const query = asBytes(vector)
-        if (!hasBitIndex(dimensions)) {
-          return yield* sql<{ readonly seq: number; readonly distance: number }>`
-            SELECT seq, vec_distance_cosine(embedding, ${query}) AS distance FROM ${sql.literal(exactTable(index))}
-            ORDER BY distance LIMIT ${k}`
-        }
-        const wanted = Math.max(MIN_CANDIDATES, k * CANDIDATES_PER_RESULT)
-        // Inside a write transaction the store may hold rows a rollback takes back: vec0 answers
-        // from what the transaction sees, and the in-memory copy stays a copy of committed rows.
-        const inTransaction = Option.isSome(yield* Effect.serviceOption(SqlClient.TransactionConnection))
-        const candidates = inTransaction
-          ? (yield* sql<{ readonly rowid: number }>`
-              SELECT rowid FROM ${sql.literal(bitTable(index))}
-              WHERE embedding MATCH vec_quantize_binary(${query}) AND k = ${wanted}`).map((row) => row.rowid)
-          : (yield* currentBitIndex(sql, index, dimensions)).nearest(quantize(vector), wanted)
-        if (candidates.length === 0) return []
-        return yield* sql<{ readonly seq: number; readonly distance: number }>`
-          SELECT seq, vec_distance_cosine(embedding, ${query}) AS distance FROM ${sql.literal(exactTable(index))}
-          WHERE seq IN ${sql.in(candidates)} ORDER BY distance LIMIT ${k}`
-      }),
+      Effect.map(nearestEach(index, [vector], dimensions, k), (lists) => lists[0] ?? []),
+
+    nearestEach,
 
     /** Removes a row's vector, if the store has vectors at all; how many were removed. */
     remove: (index: VectorIndex, seq: number) =>
