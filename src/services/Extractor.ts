@@ -131,7 +131,9 @@ const vectorCandidates = (stores: StoreCache, userId: string, vectors: ReadonlyA
     Effect.gen(function*() {
       const vectorQueries = VectorQueries(sql)
       const space = yield* vectorQueries.space
-      if (space === undefined || vectors.some((vector) => vector.length !== space.dimensions)) return vectors.map(() => [] as ReadonlyArray<FactRow>)
+      if (space === undefined || vectors.some((vector) => vector.length !== space.dimensions)) {
+        return vectors.map(() => [] as ReadonlyArray<FactRow>)
+      }
       const nearest = yield* vectorQueries.nearestEach("fact", vectors, space.dimensions, CANDIDATES_PER_FACT)
       const rows = yield* RetrievalQueries(sql).factsBySeq([...new Set(nearest.flat().map((row) => row.seq))], scope, ["active"])
       const bySeq = new Map(rows.map((row) => [row.seq, row]))
