@@ -156,7 +156,7 @@ describe("the in-memory bit index", () => {
         return 1 - dot / Math.sqrt(na * nb)
       }
       // More queries than one re-rank statement takes; the first ones are stored rows themselves.
-      const asked = [...stored.slice(0, 3), ...vectors(60, SPACE.dimensions, 22)]
+      const asked = [...stored.slice(0, 3), ...vectors(150, SPACE.dimensions, 22)]
       const exact = (query: Float32Array) =>
         stored.map((vector, i) => ({ seq: i + 1, distance: cosine(query, vector) })).sort((a, b) => a.distance - b.distance || a.seq - b.seq)
       const check = (lists: ReadonlyArray<ReadonlyArray<{ readonly seq: number; readonly distance: number }>>) => {

@@ -6,6 +6,7 @@ import { Effect } from "effect"
 import * as NodePath from "node:path"
 import { RetrievalQueries } from "../src/store/user/retrieval.js"
 import { ingestTurn, startServer } from "./support/server.js"
+import { seedFacts } from "./support/stores.js"
 
 const NO_SCOPE = { agent_id: null, run_id: null, project_id: null }
 
@@ -24,5 +25,23 @@ describe("query plans of the retrieval legs", () => {
       db.close()
       expect(plan.join("; ")).toContain("USING INDEX facts_by_occurred")
       expect(plan.join("; ")).not.toContain("TEMP B-TREE")
+    }).pipe(Effect.provide(Reactivity.layer)))
+})
+
+describe("lookups by many keys", () => {
+  it.scoped("rows by more rowids or terms than SQLite binds in one statement come back whole, in the order asked", () =>
+    Effect.gen(function*() {
+      const { baseUrl, dataRoot } = yield* startServer()
+      yield* ingestTurn(baseUrl, "alice", "hello")
+      seedFacts(dataRoot, "alice", ["first", "second", "third"].map((word) => ({ fact_id: `fact_${word}`, content: `the ${word} fact` })))
+      const sql = yield* SqliteClient.make({ filename: NodePath.join(dataRoot, "alice", "store.db"), readonly: true })
+      const q = RetrievalQueries(sql)
+      const [first, second, third] = (yield* q.factsBySeq([1, 2, 3], NO_SCOPE, ["active"])).map((row) => row.seq)
+      // 40,000 rowids (SQLite binds at most 32,766 parameters); two real ones out of rowid order, one at the far end.
+      const asked = [third!, first!, ...Array.from({ length: 40_000 }, (_, i) => 100_000 + i), second!]
+      expect((yield* q.factsBySeq(asked, NO_SCOPE, ["active"])).map((row) => row.content)).toEqual(["the third fact", "the first fact", "the second fact"])
+      expect((yield* q.turnsBySeq([...Array.from({ length: 40_000 }, (_, i) => 100_000 + i), 1], NO_SCOPE)).map((row) => row.content)).toEqual(["hello"])
+      const terms = [...Array.from({ length: 40_000 }, (_, i) => `zz${i}`), "second"]
+      expect(yield* q.termFrequencies("facts", terms)).toEqual([{ term: "second", doc: 1 }])
     }).pipe(Effect.provide(Reactivity.layer)))
 })

@@ -2,7 +2,7 @@ import type { SqlClient } from "@effect/sql"
 import { Effect } from "effect"
 import * as NodeCrypto from "node:crypto"
 import type { AuditContext } from "../../services/AuditContext.js"
-import { insertBatches } from "./insertBatches.js"
+import { insertBatches } from "./batches.js"
 
 export type EventType = "memory_add" | "memory_supersede" | "memory_delete"
 

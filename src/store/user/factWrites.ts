@@ -3,7 +3,7 @@ import { Effect } from "effect"
 import * as NodeCrypto from "node:crypto"
 import { normalizeName } from "../../retrieval/fusion.js"
 import type { FactRow } from "./facts.js"
-import { insertBatches } from "./insertBatches.js"
+import { insertBatches } from "./batches.js"
 import type { TurnScope } from "./turns.js"
 
 /** A fact about to be written, with its provenance and the entities it involves. */

@@ -1,5 +1,6 @@
 import type { SqlClient } from "@effect/sql"
 import { Effect } from "effect"
+import { inListBatches } from "./batches.js"
 import type { FactRow, ScopeFilter } from "./facts.js"
 
 export interface TurnRow {
@@ -29,6 +30,12 @@ export interface FactRole {
   readonly fact_id: string
   readonly role: string
   readonly name: string
+}
+
+/** Rows in the order of the seqs given (rows a seq did not find left out). */
+const inGivenOrder = <Row extends { readonly seq: number }>(seqs: ReadonlyArray<number>, rows: ReadonlyArray<Row>) => {
+  const position = new Map(seqs.map((seq, i) => [seq, i]))
+  return [...rows].sort((a, b) => position.get(a.seq)! - position.get(b.seq)!)
 }
 
 /** The fact columns as a FactRow, on a query that names facts `f`. */
@@ -106,23 +113,21 @@ export const RetrievalQueries = (sql: SqlClient.SqlClient) => {
 
     /** Turns by their rowids, in the order given, within scope. */
     turnsBySeq: (seqs: ReadonlyArray<number>, scope: ScopeFilter) =>
-      seqs.length === 0
-        ? Effect.succeed([] as ReadonlyArray<TurnRow>)
-        : Effect.map(
+      Effect.map(
+        Effect.forEach(inListBatches(seqs), (batch) =>
           sql<TurnRow>`SELECT ${sql.literal(TURN_COLUMNS)} FROM turns t JOIN sessions s ON s.session_id = t.session_id
-                       WHERE t.seq IN ${sql.in(seqs)} AND ${scoped("t", scope)}`,
-          (rows) => [...rows].sort((a, b) => seqs.indexOf(a.seq) - seqs.indexOf(b.seq))
-        ),
+                       WHERE t.seq IN ${sql.in(batch)} AND ${scoped("t", scope)}`),
+        (parts) => inGivenOrder(seqs, parts.flat())
+      ),
 
     /** Facts by their rowids, in the order given, visible and within scope. */
     factsBySeq: (seqs: ReadonlyArray<number>, scope: ScopeFilter, statuses: ReadonlyArray<string>) =>
-      seqs.length === 0
-        ? Effect.succeed([] as ReadonlyArray<FactRow>)
-        : Effect.map(
+      Effect.map(
+        Effect.forEach(inListBatches(seqs), (batch) =>
           sql<FactRow>`SELECT ${sql.literal(FACT_COLUMNS)} FROM facts f
-                       WHERE f.seq IN ${sql.in(seqs)} AND ${visible(statuses)} AND ${scoped("f", scope)}`,
-          (rows) => [...rows].sort((a, b) => seqs.indexOf(a.seq) - seqs.indexOf(b.seq))
-        ),
+                       WHERE f.seq IN ${sql.in(batch)} AND ${visible(statuses)} AND ${scoped("f", scope)}`),
+        (parts) => inGivenOrder(seqs, parts.flat())
+      ),
 
     /** The turns just before and after the given ones in their sessions. */
     neighbours: (turns: ReadonlyArray<Pick<TurnRow, "session_id" | "position">>, scope: ScopeFilter) =>
@@ -135,10 +140,12 @@ export const RetrievalQueries = (sql: SqlClient.SqlClient) => {
 
     /** How many documents of an index contain each (stemmed) term. */
     termFrequencies: (index: "facts" | "turns", stems: ReadonlyArray<string>) =>
-      stems.length === 0
-        ? Effect.succeed([] as ReadonlyArray<{ readonly term: string; readonly doc: number }>)
-        : sql<{ readonly term: string; readonly doc: number }>`
-          SELECT term, doc FROM ${sql.literal(`${index}_vocab`)} WHERE term IN ${sql.in(stems)}`,
+      Effect.map(
+        Effect.forEach(inListBatches(stems), (batch) =>
+          sql<{ readonly term: string; readonly doc: number }>`
+            SELECT term, doc FROM ${sql.literal(`${index}_vocab`)} WHERE term IN ${sql.in(batch)}`),
+        (parts) => parts.flat()
+      ),
 
     sources: (factIds: ReadonlyArray<string>) =>
       factIds.length === 0

@@ -1,6 +1,6 @@
 import type { SqlClient } from "@effect/sql"
 import { Effect } from "effect"
-import { insertBatches } from "./insertBatches.js"
+import { insertBatches } from "./batches.js"
 
 export interface NewTurn {
   readonly role: string

@@ -1,7 +1,7 @@
 import { SqlClient } from "@effect/sql"
 import { Effect, Option } from "effect"
 import { quantize } from "./bitIndex.js"
-import { insertBatches } from "./insertBatches.js"
+import { insertBatches } from "./batches.js"
 import { bitTable, countChange, currentBitIndex, exactTable, type VectorIndex } from "./bitIndexCache.js"
 
 export type { VectorIndex }
@@ -24,8 +24,8 @@ interface Neighbour {
   readonly distance: number
 }
 
-/** Queries re-ranked by one statement: each binds its vector and up to a few hundred candidates. */
-const QUERIES_PER_RERANK = 50
+/** Parameters a re-rank statement binds at most: each query binds its number, vector, candidates and k. */
+const RERANK_PARAMETERS = 10_000
 
 /** Candidates re-ranked exactly per neighbour asked for, and at least this many. */
 const CANDIDATES_PER_RESULT = 4
@@ -61,8 +61,9 @@ export const VectorQueries = (sql: SqlClient.SqlClient) => {
     Effect.gen(function*() {
       const nearest = queries.map((): Array<Neighbour> => [])
       const withCandidates = queries.flatMap((_, query) => (candidates[query]!.length === 0 ? [] : [query]))
-      for (let start = 0; start < withCandidates.length; start += QUERIES_PER_RERANK) {
-        const parts = withCandidates.slice(start, start + QUERIES_PER_RERANK).map((query) =>
+      const perStatement = Math.max(1, Math.floor(RERANK_PARAMETERS / (Math.max(...candidates.map((list) => list.length)) + 3)))
+      for (let start = 0; start < withCandidates.length; start += perStatement) {
+        const parts = withCandidates.slice(start, start + perStatement).map((query) =>
           sql`SELECT * FROM (SELECT ${query} AS query, seq, vec_distance_cosine(embedding, ${asBytes(queries[query]!)}) AS distance
               FROM ${sql.literal(exactTable(index))} WHERE seq IN ${sql.in(candidates[query]!)} ORDER BY distance LIMIT ${k})`)
         const rows = yield* sql<Neighbour & { readonly query: number }>`${sql.join(" UNION ALL ", false)(parts)}`

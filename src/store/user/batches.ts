@@ -1,0 +1,16 @@
+// SQLite binds at most 32,766 parameters per statement: long row lists and IN lists go in parts.
+
+/** Rows per multi-row INSERT: well under the bound-parameter limit for the widest row. */
+const ROWS_PER_INSERT = 200
+
+/** Values per IN list: well under the bound-parameter limit with a statement's other parameters. */
+const VALUES_PER_IN_LIST = 10_000
+
+const slices = <A>(values: ReadonlyArray<A>, size: number): ReadonlyArray<ReadonlyArray<A>> =>
+  Array.from({ length: Math.ceil(values.length / size) }, (_, i) => values.slice(i * size, (i + 1) * size))
+
+/** Consecutive slices of rows, each one INSERT statement's worth. */
+export const insertBatches = <A>(rows: ReadonlyArray<A>) => slices(rows, ROWS_PER_INSERT)
+
+/** Consecutive slices of values, each one IN list's worth. */
+export const inListBatches = <A>(values: ReadonlyArray<A>) => slices(values, VALUES_PER_IN_LIST)
