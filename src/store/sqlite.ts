@@ -1,7 +1,6 @@
-import { NodeContext } from "@effect/platform-node"
 import { Migrator, SqlClient } from "@effect/sql"
-import { SqliteClient, SqliteMigrator } from "@effect/sql-sqlite-node"
 import { Data, Effect } from "effect"
+import { makeSqliteClient } from "./sqliteClient.js"
 
 /** A database written by a newer build: refused rather than misread. */
 export class SchemaNewer extends Data.TaggedError("SchemaNewer")<{
@@ -14,6 +13,8 @@ export class SchemaNewer extends Data.TaggedError("SchemaNewer")<{
  * `synchronous = NORMAL` keeps every committed transaction across a process crash (the WAL is
  * in the OS's hands); only a power cut could lose the last ones.
  */
+const runMigrations = Migrator.make({})
+
 export const openMigrated = (options: {
   readonly filename: string
   readonly migrations: Record<string, Effect.Effect<void, unknown, SqlClient.SqlClient>>
@@ -22,8 +23,7 @@ export const openMigrated = (options: {
   readonly extensions?: ReadonlyArray<string>
 }) =>
   Effect.gen(function*() {
-    const client = yield* SqliteClient.make({ filename: options.filename })
-    for (const extension of options.extensions ?? []) yield* client.loadExtension(extension)
+    const client = yield* makeSqliteClient(options)
     yield* client`PRAGMA busy_timeout = 5000`
     yield* client`PRAGMA synchronous = NORMAL`
     yield* client`PRAGMA foreign_keys = ON`
@@ -35,11 +35,7 @@ export const openMigrated = (options: {
     if (applied > options.latest) return yield* new SchemaNewer({ found: applied, supported: options.latest })
     // A store with every migration applied (any reopen) skips the migrator and its bookkeeping.
     const newest = Math.max(0, ...Object.keys(options.migrations).map((name) => Number.parseInt(name, 10)))
-    if (applied === newest) return client as SqlClient.SqlClient
-    yield* SqliteMigrator.run({ loader: Migrator.fromRecord(options.migrations) }).pipe(
-      Effect.provideService(SqliteClient.SqliteClient, client),
-      Effect.provideService(SqlClient.SqlClient, client),
-      Effect.provide(NodeContext.layer)
-    )
-    return client as SqlClient.SqlClient
+    if (applied === newest) return client
+    yield* runMigrations({ loader: Migrator.fromRecord(options.migrations) }).pipe(Effect.provideService(SqlClient.SqlClient, client))
+    return client
   })

@@ -1,0 +1,85 @@
+import { Reactivity } from "@effect/experimental"
+import { describe, expect, it } from "@effect/vitest"
+import { Deferred, Effect, Either, Fiber } from "effect"
+import * as NodePath from "node:path"
+import { makeSqliteClient } from "../src/store/sqliteClient.js"
+import { tempDataRoot } from "./support/server.js"
+
+const client = () =>
+  Effect.gen(function*() {
+    const sql = yield* makeSqliteClient({ filename: NodePath.join(tempDataRoot(), "client.db") })
+    yield* sql`CREATE TABLE notes (id INTEGER PRIMARY KEY, body TEXT NOT NULL UNIQUE)`
+    return sql
+  }).pipe(Effect.provide(Reactivity.layer))
+
+describe("SQLite client", () => {
+  it.scoped("opens its file in WAL mode and reads back what it wrote, as rows and as value arrays", () =>
+    Effect.gen(function*() {
+      const sql = yield* client()
+      const [mode] = yield* sql<{ readonly journal_mode: string }>`PRAGMA journal_mode`
+      expect(mode?.journal_mode).toBe("wal")
+      yield* sql`INSERT INTO notes ${sql.insert([{ body: "one" }, { body: "two" }])}`
+      expect(yield* sql`SELECT id, body FROM notes ORDER BY id`).toEqual([{ id: 1, body: "one" }, { id: 2, body: "two" }])
+      expect(yield* sql`SELECT id, body FROM notes ORDER BY id`.values).toEqual([[1, "one"], [2, "two"]])
+      // The statement left raw mode: the same text answers with rows again.
+      expect(yield* sql`SELECT id, body FROM notes ORDER BY id`).toEqual([{ id: 1, body: "one" }, { id: 2, body: "two" }])
+    }))
+
+  it.scoped("answers bad SQL and broken constraints with an SqlError, and keeps working after", () =>
+    Effect.gen(function*() {
+      const sql = yield* client()
+      const unprepared = yield* Effect.either(sql`SELECT nothing FROM nowhere`)
+      expect(Either.isLeft(unprepared) && unprepared.left._tag).toBe("SqlError")
+      expect(Either.isLeft(unprepared) && unprepared.left.message).toBe("Failed to prepare statement")
+      yield* sql`INSERT INTO notes (body) VALUES ('same')`
+      const duplicate = yield* Effect.either(sql`INSERT INTO notes (body) VALUES ('same')`)
+      expect(Either.isLeft(duplicate) && duplicate.left.message).toBe("Failed to execute statement")
+      expect(yield* sql`SELECT count(*) AS n FROM notes`).toEqual([{ n: 1 }])
+    }))
+
+  it.scoped("keeps answering past the number of prepared statements it keeps", () =>
+    Effect.gen(function*() {
+      const sql = yield* client()
+      // 600 distinct texts, more than the 500 kept: the oldest are dropped and prepared again when asked.
+      for (let round = 0; round < 2; round++) {
+        for (let i = 0; i < 600; i++) {
+          const [row] = yield* sql<{ readonly n: number }>`SELECT ${sql.literal(String(i))} AS n`
+          expect(row?.n).toBe(i)
+        }
+      }
+    }))
+
+  it.scoped("a statement outside a transaction waits for another fiber's open transaction, so a rollback never takes it back", () =>
+    Effect.gen(function*() {
+      const sql = yield* client()
+      const opened = yield* Deferred.make<void>()
+      const release = yield* Deferred.make<void>()
+      const transaction = yield* sql`INSERT INTO notes (body) VALUES ('rolled back')`.pipe(
+        Effect.zipRight(Deferred.succeed(opened, undefined)),
+        Effect.zipRight(Deferred.await(release)),
+        Effect.zipRight(Effect.fail("abort" as const)),
+        sql.withTransaction,
+        Effect.either,
+        Effect.fork
+      )
+      yield* Deferred.await(opened)
+      // Issued while the transaction is open: it neither sees the uncommitted row nor lands inside the transaction.
+      const outside = yield* Effect.fork(sql`INSERT INTO notes (body) VALUES ('kept')`.pipe(Effect.zipRight(sql`SELECT body FROM notes`)))
+      yield* Effect.yieldNow()
+      expect(outside.unsafePoll()).toBeNull()
+      yield* Deferred.succeed(release, undefined)
+      expect(yield* Fiber.join(transaction)).toEqual(Either.left("abort"))
+      expect(yield* Fiber.join(outside)).toEqual([{ body: "kept" }])
+      expect(yield* sql`SELECT body FROM notes`).toEqual([{ body: "kept" }])
+    }))
+
+  it.scoped("statements inside a transaction run on it and see its writes; after the commit every statement sees them", () =>
+    Effect.gen(function*() {
+      const sql = yield* client()
+      yield* Effect.gen(function*() {
+        yield* sql`INSERT INTO notes (body) VALUES ('inside')`
+        expect(yield* sql`SELECT body FROM notes`).toEqual([{ body: "inside" }])
+      }).pipe(sql.withTransaction)
+      expect(yield* sql`SELECT body FROM notes`).toEqual([{ body: "inside" }])
+    }))
+})
