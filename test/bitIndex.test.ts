@@ -193,3 +193,25 @@ describe("the in-memory bit index", () => {
       yield* expectMirrors(sql, yield* currentBitIndex(sql, "fact", SPACE.dimensions), reused!)
     }))
 })
+
+describe("a store's vector space", () => {
+  it.scoped("is claimed with the first vectors; a claim rolled back is forgotten, even when read inside its transaction", () =>
+    Effect.gen(function*() {
+      const { queries, sql } = yield* openStore
+      const [a] = vectors(1, SPACE.dimensions, 11)
+      expect(yield* queries.space).toBeUndefined()
+      const rolledBack = yield* Effect.gen(function*() {
+        yield* queries.insert("fact", SPACE, [{ seq: 1, vector: a! }])
+        expect(yield* queries.space).toEqual(SPACE)
+        return yield* Effect.fail("abort" as const)
+      }).pipe(sql.withTransaction, Effect.either)
+      expect(Either.isLeft(rolledBack)).toBe(true)
+      expect(yield* queries.space).toBeUndefined()
+      // Another model may claim it then; once committed it is the store's, whichever VectorQueries asks.
+      const other = { model: "other-embed", dimensions: 32 }
+      expect(yield* sql.withTransaction(queries.insert("fact", other, [{ seq: 1, vector: vectors(1, 32, 12)[0]! }]))).toBe(true)
+      expect(yield* VectorQueries(sql).space).toEqual(other)
+      expect(yield* queries.space).toEqual(other)
+      expect(yield* sql.withTransaction(queries.insert("fact", SPACE, [{ seq: 2, vector: a! }]))).toBe(false)
+    }))
+})

@@ -1,4 +1,4 @@
-import { SqlClient } from "@effect/sql"
+import { SqlClient, type SqlError } from "@effect/sql"
 import { Effect, Option } from "effect"
 import { quantize } from "./bitIndex.js"
 import { insertBatches } from "./batches.js"
@@ -33,9 +33,15 @@ const MIN_CANDIDATES = 100
 
 const asBytes = (vector: Float32Array) => new Uint8Array(vector.buffer, vector.byteOffset, vector.byteLength)
 
+// A store's space is written once, with its first vectors, and never changed: once read committed
+// it is kept per open store (keyed by its connection), which saves a statement on every ingest and search.
+const committedSpaces = new WeakMap<SqlClient.SqlClient, VectorSpace>()
+
+const inTransaction = Effect.map(Effect.serviceOption(SqlClient.TransactionConnection), Option.isSome)
+
 /** SQL over a store's vectors (sqlite-vec is loaded into every store connection). */
 export const VectorQueries = (sql: SqlClient.SqlClient) => {
-  const space = Effect.map(
+  const readSpace = Effect.map(
     sql<{ readonly key: string; readonly value: string }>`SELECT key, value FROM store_meta WHERE key IN ('embedding_model', 'embedding_dimensions')`,
     (rows): VectorSpace | undefined => {
       const model = rows.find((row) => row.key === "embedding_model")?.value
@@ -43,6 +49,16 @@ export const VectorQueries = (sql: SqlClient.SqlClient) => {
       return model === undefined || !Number.isInteger(dimensions) ? undefined : { model, dimensions }
     }
   )
+  // Read inside a transaction, the space may be one that transaction claimed and a rollback takes back: not kept then.
+  const space: Effect.Effect<VectorSpace | undefined, SqlError.SqlError> = Effect.suspend(() => {
+    const known = committedSpaces.get(sql)
+    if (known !== undefined) return Effect.succeed(known)
+    return Effect.flatMap(readSpace, (read) =>
+      read === undefined ? Effect.succeed(read) : Effect.map(inTransaction, (uncommitted) => {
+        if (!uncommitted) committedSpaces.set(sql, read)
+        return read
+      }))
+  })
 
   /** Records the store's vector space and creates its tables: done once, with the first vectors. */
   const claim = (wanted: VectorSpace) =>
@@ -84,8 +100,7 @@ export const VectorQueries = (sql: SqlClient.SqlClient) => {
       const wanted = Math.max(MIN_CANDIDATES, k * CANDIDATES_PER_RESULT)
       // Inside a write transaction the store may hold rows a rollback takes back: vec0 answers
       // from what the transaction sees, and the in-memory copy stays a copy of committed rows.
-      const inTransaction = Option.isSome(yield* Effect.serviceOption(SqlClient.TransactionConnection))
-      const candidates = inTransaction
+      const candidates = (yield* inTransaction)
         ? yield* Effect.forEach(queries, (vector) =>
           Effect.map(
             sql<{ readonly rowid: number }>`
