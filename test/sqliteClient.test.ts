@@ -73,6 +73,27 @@ describe("SQLite client", () => {
       expect(yield* sql`SELECT body FROM notes`).toEqual([{ body: "kept" }])
     }))
 
+  it.scoped("a transaction on one store does not let its fiber into another store's open transaction", () =>
+    Effect.gen(function*() {
+      const [first, second] = [yield* client(), yield* client()]
+      const opened = yield* Deferred.make<void>()
+      const release = yield* Deferred.make<void>()
+      const onSecond = yield* Deferred.succeed(opened, undefined).pipe(
+        Effect.zipRight(Deferred.await(release)),
+        Effect.zipRight(Effect.fail("abort" as const)),
+        second.withTransaction,
+        Effect.either,
+        Effect.fork
+      )
+      yield* Deferred.await(opened)
+      const fromFirst = yield* Effect.fork(second`INSERT INTO notes (body) VALUES ('kept')`.pipe(first.withTransaction))
+      yield* Effect.yieldNow()
+      yield* Deferred.succeed(release, undefined)
+      yield* Fiber.join(onSecond)
+      yield* Fiber.join(fromFirst)
+      expect(yield* second`SELECT body FROM notes`).toEqual([{ body: "kept" }])
+    }))
+
   it.scoped("statements inside a transaction run on it and see its writes; after the commit every statement sees them", () =>
     Effect.gen(function*() {
       const sql = yield* client()
