@@ -6,6 +6,7 @@ import * as NodePath from "node:path"
 import * as SqliteVec from "sqlite-vec"
 import { InvalidScope, StoreUnavailable } from "../api/errors.js"
 import { AppConfig } from "../config/AppConfig.js"
+import { FOREGROUND_CHECKPOINT_PAGES, makeCheckpointer } from "../store/checkpointer.js"
 import { openMigrated } from "../store/sqlite.js"
 import { userStoreMigrations } from "../store/user/migrations.js"
 import { STORE_SCHEMA_VERSION } from "../version.js"
@@ -59,6 +60,7 @@ export class StoreCache extends Effect.Service<StoreCache>()("Memory/StoreCache"
     // Users whose store is being erased: their requests wait until it is gone.
     const erasing = new Map<string, Deferred.Deferred<void>>()
     const guard = yield* Effect.makeSemaphore(1)
+    const checkpointer = yield* makeCheckpointer
 
     const closeIdleOverCap = Effect.gen(function*() {
       const graceStart = (yield* Clock.currentTimeMillis) - Duration.toMillis(IDLE_GRACE)
@@ -79,16 +81,21 @@ export class StoreCache extends Effect.Service<StoreCache>()("Memory/StoreCache"
             message: `could not open the store for user_id='${userId}': ${cause}`,
             details: { user_id: userId, cause }
           })
+        const filename = NodePath.join(directory, STORE_FILE)
         const sql = yield* Effect.try({
           try: () => NodeFs.mkdirSync(directory, { recursive: true }),
           catch: (error) => unavailable(`the store directory cannot be created (${(error as Error).message})`)
         }).pipe(
           Effect.zipRight(openMigrated({
-            filename: NodePath.join(directory, STORE_FILE),
+            filename,
             migrations: userStoreMigrations,
             latest: STORE_SCHEMA_VERSION,
-            extensions: [SqliteVec.getLoadablePath()]
+            extensions: [SqliteVec.getLoadablePath()],
+            onTransactionEnd: checkpointer.transactionEnded(filename)
           })),
+          // Checkpoints run on the checkpointer's thread; one still running is waited for before the connection closes.
+          Effect.tap((opened) => opened`PRAGMA wal_autocheckpoint = ${opened.literal(String(FOREGROUND_CHECKPOINT_PAGES))}`),
+          Effect.tap(() => Effect.addFinalizer(() => checkpointer.closing(filename))),
           Scope.extend(scope),
           Effect.provideService(Reactivity.Reactivity, reactivity),
           Effect.catchTags({

@@ -21,6 +21,8 @@ export const openMigrated = (options: {
   readonly latest: number
   /** Loadable SQLite extensions, loaded before any migration can need them. */
   readonly extensions?: ReadonlyArray<string>
+  /** Run after each transaction on the connection. */
+  readonly onTransactionEnd?: Effect.Effect<void>
 }) =>
   Effect.gen(function*() {
     const client = yield* makeSqliteClient(options)

@@ -22,6 +22,8 @@ export const makeSqliteClient = (options: {
   readonly filename: string
   /** Loadable SQLite extensions, loaded before the first statement. */
   readonly extensions?: ReadonlyArray<string>
+  /** Run after each transaction, once the connection is free again. */
+  readonly onTransactionEnd?: Effect.Effect<void>
 }) =>
   Effect.gen(function*() {
     const db = yield* Effect.acquireRelease(
@@ -52,7 +54,7 @@ export const makeSqliteClient = (options: {
             Effect.suspend(() => {
               transactionOpen = false
               return permit.release(1)
-            })
+            }).pipe(Effect.zipRight(options.onTransactionEnd ?? Effect.void))
           )
         }),
         Effect.as(connection)

@@ -1,0 +1,60 @@
+import { Reactivity } from "@effect/experimental"
+import { describe, expect, it } from "@effect/vitest"
+import Database from "better-sqlite3"
+import { Effect, Logger } from "effect"
+import * as NodeFs from "node:fs"
+import * as NodePath from "node:path"
+import { CHECKPOINT_EVERY, makeCheckpointer } from "../src/store/checkpointer.js"
+import { makeSqliteClient } from "../src/store/sqliteClient.js"
+import { tempDataRoot } from "./support/server.js"
+
+/** The rows the database file holds by itself, without its WAL: what checkpoints have moved there. */
+const rowsInMainFile = (filename: string) => {
+  const copy = `${filename}.copy`
+  NodeFs.copyFileSync(filename, copy)
+  const db = new Database(copy, { readonly: true })
+  try {
+    return (db.prepare("SELECT count(*) AS n FROM notes").get() as { n: number }).n
+  } finally {
+    db.close()
+  }
+}
+
+describe("background checkpoints", () => {
+  it.scoped("every few transactions a worker thread moves the WAL into the database file", () =>
+    Effect.gen(function*() {
+      const checkpointer = yield* makeCheckpointer
+      const filename = NodePath.join(tempDataRoot(), "store.db")
+      const sql = yield* makeSqliteClient({ filename, onTransactionEnd: checkpointer.transactionEnded(filename) })
+      yield* sql`PRAGMA wal_autocheckpoint = 0`
+      yield* sql.withTransaction(sql`CREATE TABLE notes (id INTEGER PRIMARY KEY, body TEXT NOT NULL)`)
+      const insert = sql.withTransaction(sql`INSERT INTO notes (body) VALUES ('a note')`)
+      // The table is created in the first transaction; until the count is reached nothing is moved.
+      for (let i = 2; i < CHECKPOINT_EVERY; i++) yield* insert
+      yield* checkpointer.settled(filename)
+      expect(() => rowsInMainFile(filename)).toThrow(/no such table: notes/)
+      yield* insert
+      yield* checkpointer.settled(filename)
+      expect(rowsInMainFile(filename)).toBe(CHECKPOINT_EVERY - 1)
+    }).pipe(Effect.provide(Reactivity.layer)))
+
+  it.scoped("a checkpoint that fails is a warning in the log, and the next one is asked for again", () =>
+    Effect.gen(function*() {
+      const checkpointer = yield* makeCheckpointer
+      const missing = NodePath.join(tempDataRoot(), "gone.db")
+      const warnings: Array<string> = []
+      const capture = Logger.replace(Logger.defaultLogger, Logger.make(({ logLevel, message }) => {
+        if (logLevel._tag === "Warning") warnings.push(String(message))
+      }))
+      for (let round = 0; round < 2; round++) {
+        for (let i = 0; i < CHECKPOINT_EVERY; i++) yield* checkpointer.transactionEnded(missing).pipe(Effect.provide(capture))
+        yield* checkpointer.settled(missing)
+        // The warning comes from a fiber of its own: give it its turn.
+        yield* Effect.yieldNow()
+      }
+      expect(warnings).toHaveLength(2)
+      expect(warnings[0]).toContain(`background checkpoint of ${missing} failed`)
+      // Never created: the worker opens existing files only.
+      expect(NodeFs.existsSync(missing)).toBe(false)
+    }))
+})
