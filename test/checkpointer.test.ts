@@ -1,7 +1,7 @@
 import { Reactivity } from "@effect/experimental"
 import { describe, expect, it } from "@effect/vitest"
 import Database from "better-sqlite3"
-import { Effect, Logger } from "effect"
+import { Effect, Exit, Logger, Scope } from "effect"
 import * as NodeFs from "node:fs"
 import * as NodePath from "node:path"
 import { CHECKPOINT_EVERY, makeCheckpointer } from "../src/store/checkpointer.js"
@@ -19,6 +19,18 @@ const rowsInMainFile = (filename: string) => {
     db.close()
   }
 }
+
+/** The warnings `effect` logs, its forks' included, once they have had their turn. */
+const capturedWarnings = <E>(effect: Effect.Effect<unknown, E>) =>
+  Effect.gen(function*() {
+    const warnings: Array<string> = []
+    const capture = Logger.replace(Logger.defaultLogger, Logger.make(({ logLevel, message }) => {
+      if (logLevel._tag === "Warning") warnings.push(String(message))
+    }))
+    yield* Effect.provide(effect, capture)
+    yield* Effect.yieldNow()
+    return warnings
+  })
 
 describe("background checkpoints", () => {
   it.scoped("every few transactions a worker thread moves the WAL into the database file", () =>
@@ -38,20 +50,28 @@ describe("background checkpoints", () => {
       expect(rowsInMainFile(filename)).toBe(CHECKPOINT_EVERY - 1)
     }).pipe(Effect.provide(Reactivity.layer)))
 
+  it.scoped("once the worker has stopped, transactions neither wait for it nor ask it, and the stop is logged once", () =>
+    Effect.gen(function*() {
+      const scope = yield* Scope.make()
+      const checkpointer = yield* Scope.extend(makeCheckpointer, scope)
+      yield* Scope.close(scope, Exit.void)
+      const warnings = yield* capturedWarnings(Effect.gen(function*() {
+        for (let i = 0; i < 3 * CHECKPOINT_EVERY; i++) yield* checkpointer.transactionEnded("/nowhere/store.db")
+        yield* checkpointer.closing("/nowhere/store.db")
+      }))
+      expect(warnings).toEqual([expect.stringContaining("background checkpoints stopped (the checkpoint worker exited")])
+    }))
+
   it.scoped("a checkpoint that fails is a warning in the log, and the next one is asked for again", () =>
     Effect.gen(function*() {
       const checkpointer = yield* makeCheckpointer
       const missing = NodePath.join(tempDataRoot(), "gone.db")
-      const warnings: Array<string> = []
-      const capture = Logger.replace(Logger.defaultLogger, Logger.make(({ logLevel, message }) => {
-        if (logLevel._tag === "Warning") warnings.push(String(message))
+      const warnings = yield* capturedWarnings(Effect.gen(function*() {
+        for (let round = 0; round < 2; round++) {
+          for (let i = 0; i < CHECKPOINT_EVERY; i++) yield* checkpointer.transactionEnded(missing)
+          yield* checkpointer.settled(missing)
+        }
       }))
-      for (let round = 0; round < 2; round++) {
-        for (let i = 0; i < CHECKPOINT_EVERY; i++) yield* checkpointer.transactionEnded(missing).pipe(Effect.provide(capture))
-        yield* checkpointer.settled(missing)
-        // The warning comes from a fiber of its own: give it its turn.
-        yield* Effect.yieldNow()
-      }
       expect(warnings).toHaveLength(2)
       expect(warnings[0]).toContain(`background checkpoint of ${missing} failed`)
       // Never created: the worker opens existing files only.

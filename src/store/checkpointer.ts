@@ -57,11 +57,17 @@ export const makeCheckpointer = Effect.gen(function*() {
     inFlight.delete(filename)
     if (pending !== undefined) Deferred.unsafeDone(pending, Effect.succeed(error))
   }
+  // Why the worker is gone, once it is: terminated at shutdown, or failed. Then SQLite's own
+  // checkpoint on the writer takes over, and every checkpoint the worker still owed is answered.
+  let stopped: string | undefined
+  let stopReported = false
+  const stop = (reason: string) => {
+    stopped ??= reason
+    for (const filename of [...inFlight.keys()]) finish(filename, stopped)
+  }
   worker.on("message", (reply: Reply) => finish(reply.filename, reply.error))
-  // A worker gone (terminated at shutdown, or crashed) answers every checkpoint it still owed.
-  worker.on("exit", (code) => {
-    for (const filename of [...inFlight.keys()]) finish(filename, `the checkpoint worker exited with code ${code}`)
-  })
+  worker.on("error", (error) => stop(`the checkpoint worker failed: ${error.message}`))
+  worker.on("exit", (code) => stop(`the checkpoint worker exited with code ${code}`))
 
   const report = (filename: string, pending: Deferred.Deferred<string | null>) =>
     Effect.flatMap(Deferred.await(pending), (error) =>
@@ -78,6 +84,11 @@ export const makeCheckpointer = Effect.gen(function*() {
     /** Counts a finished transaction on the store; every CHECKPOINT_EVERY-th asks the worker for a checkpoint, unless one is running. */
     transactionEnded: (filename: string) =>
       Effect.gen(function*() {
+        if (stopped !== undefined) {
+          if (!stopReported) yield* Effect.logWarning(`background checkpoints stopped (${stopped}); stores checkpoint on their writer`)
+          stopReported = true
+          return
+        }
         const count = (transactions.get(filename) ?? 0) + 1
         transactions.set(filename, count % CHECKPOINT_EVERY)
         if (count < CHECKPOINT_EVERY || inFlight.has(filename)) return
@@ -93,5 +104,3 @@ export const makeCheckpointer = Effect.gen(function*() {
     closing: (filename: string) => Effect.ensuring(settled(filename), Effect.sync(() => transactions.delete(filename)))
   }
 })
-
-export type Checkpointer = Effect.Effect.Success<typeof makeCheckpointer>
