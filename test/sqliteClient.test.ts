@@ -1,4 +1,5 @@
 import { Reactivity } from "@effect/experimental"
+import type { SqlClient } from "@effect/sql"
 import { describe, expect, it } from "@effect/vitest"
 import { Deferred, Effect, Either, Fiber } from "effect"
 import * as NodePath from "node:path"
@@ -11,6 +12,23 @@ const client = () =>
     yield* sql`CREATE TABLE notes (id INTEGER PRIMARY KEY, body TEXT NOT NULL UNIQUE)`
     return sql
   }).pipe(Effect.provide(Reactivity.layer))
+
+/** A transaction opened on another fiber, which runs `work` and then stays open until rolled back. */
+const openTransaction = <E>(sql: SqlClient.SqlClient, work: Effect.Effect<unknown, E>) =>
+  Effect.gen(function*() {
+    const opened = yield* Deferred.make<void>()
+    const release = yield* Deferred.make<void>()
+    const transaction = yield* work.pipe(
+      Effect.zipRight(Deferred.succeed(opened, undefined)),
+      Effect.zipRight(Deferred.await(release)),
+      Effect.zipRight(Effect.fail("abort" as const)),
+      sql.withTransaction,
+      Effect.either,
+      Effect.fork
+    )
+    yield* Deferred.await(opened)
+    return { rollBack: Effect.zipRight(Deferred.succeed(release, undefined), Fiber.join(transaction)) }
+  })
 
 describe("SQLite client", () => {
   it.scoped("opens its file in WAL mode and reads back what it wrote, as rows and as value arrays", () =>
@@ -52,23 +70,12 @@ describe("SQLite client", () => {
   it.scoped("a statement outside a transaction waits for another fiber's open transaction, so a rollback never takes it back", () =>
     Effect.gen(function*() {
       const sql = yield* client()
-      const opened = yield* Deferred.make<void>()
-      const release = yield* Deferred.make<void>()
-      const transaction = yield* sql`INSERT INTO notes (body) VALUES ('rolled back')`.pipe(
-        Effect.zipRight(Deferred.succeed(opened, undefined)),
-        Effect.zipRight(Deferred.await(release)),
-        Effect.zipRight(Effect.fail("abort" as const)),
-        sql.withTransaction,
-        Effect.either,
-        Effect.fork
-      )
-      yield* Deferred.await(opened)
+      const transaction = yield* openTransaction(sql, sql`INSERT INTO notes (body) VALUES ('rolled back')`)
       // Issued while the transaction is open: it neither sees the uncommitted row nor lands inside the transaction.
       const outside = yield* Effect.fork(sql`INSERT INTO notes (body) VALUES ('kept')`.pipe(Effect.zipRight(sql`SELECT body FROM notes`)))
       yield* Effect.yieldNow()
       expect(outside.unsafePoll()).toBeNull()
-      yield* Deferred.succeed(release, undefined)
-      expect(yield* Fiber.join(transaction)).toEqual(Either.left("abort"))
+      expect(yield* transaction.rollBack).toEqual(Either.left("abort"))
       expect(yield* Fiber.join(outside)).toEqual([{ body: "kept" }])
       expect(yield* sql`SELECT body FROM notes`).toEqual([{ body: "kept" }])
     }))
@@ -76,20 +83,10 @@ describe("SQLite client", () => {
   it.scoped("a transaction on one store does not let its fiber into another store's open transaction", () =>
     Effect.gen(function*() {
       const [first, second] = [yield* client(), yield* client()]
-      const opened = yield* Deferred.make<void>()
-      const release = yield* Deferred.make<void>()
-      const onSecond = yield* Deferred.succeed(opened, undefined).pipe(
-        Effect.zipRight(Deferred.await(release)),
-        Effect.zipRight(Effect.fail("abort" as const)),
-        second.withTransaction,
-        Effect.either,
-        Effect.fork
-      )
-      yield* Deferred.await(opened)
+      const onSecond = yield* openTransaction(second, Effect.void)
       const fromFirst = yield* Effect.fork(second`INSERT INTO notes (body) VALUES ('kept')`.pipe(first.withTransaction))
       yield* Effect.yieldNow()
-      yield* Deferred.succeed(release, undefined)
-      yield* Fiber.join(onSecond)
+      yield* onSecond.rollBack
       yield* Fiber.join(fromFirst)
       expect(yield* second`SELECT body FROM notes`).toEqual([{ body: "kept" }])
     }))
