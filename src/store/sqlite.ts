@@ -2,6 +2,8 @@ import { Migrator, SqlClient } from "@effect/sql"
 import { Data, Effect } from "effect"
 import { makeSqliteClient } from "./sqliteClient.js"
 
+const runMigrations = Migrator.make({})
+
 /** A database written by a newer build: refused rather than misread. */
 export class SchemaNewer extends Data.TaggedError("SchemaNewer")<{
   readonly found: number
@@ -13,8 +15,6 @@ export class SchemaNewer extends Data.TaggedError("SchemaNewer")<{
  * `synchronous = NORMAL` keeps every committed transaction across a process crash (the WAL is
  * in the OS's hands); only a power cut could lose the last ones.
  */
-const runMigrations = Migrator.make({})
-
 export const openMigrated = (options: {
   readonly filename: string
   readonly migrations: Record<string, Effect.Effect<void, unknown, SqlClient.SqlClient>>
