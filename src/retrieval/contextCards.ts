@@ -57,12 +57,13 @@ const render = (value: unknown): string => {
   if (typeof value === "boolean") return value ? "True" : "False"
   if (typeof value === "string") return escapeLineBreaks(value)
   if (typeof value === "number") return String(value)
-  if (Array.isArray(value)) return `[${value.map((v) => typeof v === "string" ? `'${escapeLineBreaks(v)}'` : render(v)).join(", ")}]`
-  if (typeof value === "object" && value !== null) {
-    return `{${Object.entries(value).map(([k, v]) => `'${k}': ${typeof v === "string" ? `'${escapeLineBreaks(v)}'` : render(v)}`).join(", ")}}`
-  }
+  if (Array.isArray(value)) return `[${value.map(renderInside).join(", ")}]`
+  if (typeof value === "object" && value !== null) return `{${Object.entries(value).map(([k, v]) => `'${k}': ${renderInside(v)}`).join(", ")}}`
   return "None"
 }
+
+/** A value inside a list or a dict: strings quoted there. */
+const renderInside = (value: unknown): string => typeof value === "string" ? `'${escapeLineBreaks(value)}'` : render(value)
 
 export const cardLine = (card: Card) => `- ${Object.entries(card).map(([key, value]) => `${key}=${render(value)}`).join(" ")}`
 
