@@ -77,7 +77,9 @@ export const VectorQueries = (sql: SqlClient.SqlClient) => {
     Effect.gen(function*() {
       const nearest = queries.map((): Array<Neighbour> => [])
       const withCandidates = queries.flatMap((_, query) => (candidates[query]!.length === 0 ? [] : [query]))
-      const perStatement = Math.max(1, Math.floor(RERANK_PARAMETERS / (Math.max(...candidates.map((list) => list.length)) + 3)))
+      // Folded rather than spread: a session may hold more queries than a call takes arguments.
+      const widest = candidates.reduce((most, list) => Math.max(most, list.length), 0)
+      const perStatement = Math.max(1, Math.floor(RERANK_PARAMETERS / (widest + 3)))
       for (let start = 0; start < withCandidates.length; start += perStatement) {
         const parts = withCandidates.slice(start, start + perStatement).map((query) =>
           sql`SELECT * FROM (SELECT ${query} AS query, seq, vec_distance_cosine(embedding, ${asBytes(queries[query]!)}) AS distance
