@@ -362,6 +362,21 @@ describe("embeddings", () => {
     }))
 })
 
+  // Benchmarks subtract the stub's recorded time from the service's, so a delayed reply must be counted in it.
+  it.scopedLive("the stub holds embedding replies for embedDelayMs and chat replies for delayMs, both changeable while it runs", () =>
+    Effect.gen(function*() {
+      const running = yield* stub("openai", { embedDelayMs: 400, respond: verdictFor })
+      const transport = Option.getOrThrow(yield* Effect.map(LlmProvider, (llm) => llm.embeddings).pipe(Effect.provide(configured(envFor(running)))))
+      yield* transport.embed(["a car"])
+      running.setDelays(400, 0)
+      yield* withLlm(envFor(running), (llm) => ask(llm))
+      const [embedding, chat] = running.requests
+      expect([embedding?.path, chat?.path]).toEqual(["/v1/embeddings", "/v1/chat/completions"])
+      // Timers never fire early by more than the clock's millisecond rounding.
+      expect(embedding!.ms).toBeGreaterThanOrEqual(399)
+      expect(chat!.ms).toBeGreaterThanOrEqual(399)
+    }))
+
 describe("the reply's JSON schema", () => {
   it("is inlined, closed, fully required and free of the bounds providers refuse", () => {
     const Tag = Schema.Struct({ name: Schema.NonEmptyString, weight: Schema.Int.pipe(Schema.between(0, 5)) }).annotations({ identifier: "Tag" })

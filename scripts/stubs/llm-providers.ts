@@ -31,6 +31,8 @@ export interface ProviderStubOptions {
   readonly dimensions?: number
   /** Added before every chat reply, for benchmarks (default 0). */
   readonly delayMs?: number
+  /** Added before every embedding reply, for benchmarks (default 0). */
+  readonly embedDelayMs?: number
   /** The reply's JSON value (default: the brain). */
   readonly respond?: (request: StubChat) => unknown
 }
@@ -57,6 +59,8 @@ export interface ProviderStub {
   readonly emptyNext: (count?: number) => void
   /** The next `count` chat or embedding requests are never answered. */
   readonly hangNext: (count?: number) => void
+  /** From now on, chat and embedding replies wait this long (the options' delays until then). */
+  readonly setDelays: (chatMs: number, embedMs: number) => void
   /** Chat requests received, whatever their outcome. */
   readonly chatCalls: () => number
   /** TCP connections accepted so far: calls over kept-alive connections add none. */
@@ -318,7 +322,8 @@ export const startProviderStub = (options: ProviderStubOptions): Promise<Provide
     const dialect = DIALECTS[options.provider]
     const respond = options.respond ?? brainRespond
     const dimensions = options.dimensions ?? 512
-    const delayMs = options.delayMs ?? 0
+    let delayMs = options.delayMs ?? 0
+    let embedDelayMs = options.embedDelayMs ?? 0
     const requests: Array<StubRequest> = []
     const failures: Array<{ readonly status: number; readonly retryAfterSeconds: number | undefined }> = []
     const pending = { malformed: 0, empty: 0, hang: 0 }
@@ -363,7 +368,8 @@ export const startProviderStub = (options: ProviderStubOptions): Promise<Provide
       }
       if (route.kind !== "chat") {
         const reply = dialect.embed!(body, route, dimensions)
-        return typeof reply === "string" ? refuse(400, reply) : send(200, reply)
+        if (typeof reply === "string") return refuse(400, reply)
+        return after(embedDelayMs, () => send(200, reply))
       }
 
       const call = dialect.chat(body, route)
@@ -391,10 +397,16 @@ export const startProviderStub = (options: ProviderStubOptions): Promise<Provide
         cacheRead: cached ? systemWords : 0,
         cacheCreation: cached ? 0 : systemWords
       }
+      after(delayMs, () => send(200, dialect.chatReply(call.model, reply, usage)))
+    }
+
+    /** Runs `answer` after `ms`, at once when 0; a pending answer is cancelled when the stub closes. */
+    const after = (ms: number, answer: () => void) => {
+      if (ms <= 0) return answer()
       const timer = setTimeout(() => {
         timers.delete(timer)
-        send(200, dialect.chatReply(call.model, reply, usage))
-      }, delayMs)
+        answer()
+      }, ms)
       timers.add(timer)
     }
 
@@ -419,6 +431,10 @@ export const startProviderStub = (options: ProviderStubOptions): Promise<Provide
         malformedNext: (count = 1) => void (pending.malformed += count),
         emptyNext: (count = 1) => void (pending.empty += count),
         hangNext: (count = 1) => void (pending.hang += count),
+        setDelays: (chatMs, embedMs) => {
+          delayMs = chatMs
+          embedDelayMs = embedMs
+        },
         chatCalls: () => chats,
         connections: () => connections,
         close: () =>
