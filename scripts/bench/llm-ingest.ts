@@ -286,7 +286,7 @@ const overheadLine = (label: string, sessions: ReadonlyArray<SessionSample>) => 
   return `${label}: service overhead per session beyond the provider's time ${mean(overhead).toFixed(1)} ms mean, p50 ${
     percentile(overhead, 0.5).toFixed(1)
   }, p95 ${percentile(overhead, 0.95).toFixed(1)} (target ≤ ${TARGET_MS} ms: ${percentile(overhead, 0.5) <= TARGET_MS ? "met" : "missed"} at p50); ` +
-    `the service's time ${mean(sessions.map((s) => s.server)).toFixed(1)} ms = provider ${mean(providerMs).toFixed(1)} ms + its own; ` +
+    `the service's time ${mean(sessions.map((s) => s.server)).toFixed(1)} ms, the provider's ${mean(providerMs).toFixed(1)} ms of it; ` +
     `as the client sees it (wall − provider) ${mean(seenByClient).toFixed(1)} ms mean, p50 ${percentile(seenByClient, 0.5).toFixed(1)}`
 }
 
