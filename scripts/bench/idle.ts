@@ -1,6 +1,6 @@
 /**
- * How much slower this machine runs a fixed piece of work right after it has idled: the exact
- * re-rank statement the service runs for a session's new facts (SQLite with sqlite-vec, a WAL file
+ * How much slower this machine runs a fixed piece of work right after it has idled: a statement
+ * shaped like the service's re-rank of a session's new facts (SQLite with sqlite-vec, on a WAL file
  * as a store uses) and a plain JavaScript workload (JSON and a Map), each timed back to back and
  * after idle gaps. A session of `bench:llm` does its work in bursts right after provider replies,
  * so this tells how much of its overhead belongs to the machine rather than the service.
