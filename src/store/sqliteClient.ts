@@ -119,11 +119,14 @@ const makeConnection = (db: Sqlite.Database) => {
     }
   }
   const run = <A>(sql: string, execute: (statement: Sqlite.Statement) => A) => Effect.suspend(() => runNow(sql, execute))
-  const allRows = (params: ReadonlyArray<unknown>) => (statement: Sqlite.Statement): ReadonlyArray<unknown> => {
-    if (statement.reader) return statement.all(...params)
+  /** What a statement answers: `read` for a query; none for a write, which is run. */
+  const answered = <A>(params: ReadonlyArray<unknown>, read: (statement: Sqlite.Statement) => ReadonlyArray<A>) =>
+  (statement: Sqlite.Statement): ReadonlyArray<A> => {
+    if (statement.reader) return read(statement)
     statement.run(...params)
     return []
   }
+  const allRows = (params: ReadonlyArray<unknown>) => answered(params, (statement) => statement.all(...params))
   const rowsNow = (sql: string, params: ReadonlyArray<unknown>) => runNow(sql, allRows(params))
   const rows = (sql: string, params: ReadonlyArray<unknown>) => run(sql, allRows(params))
   const transformed = (
@@ -136,17 +139,13 @@ const makeConnection = (db: Sqlite.Database) => {
     executeUnprepared: (sql, params, transformRows) => transformed(sql, params ?? [], transformRows),
     executeRaw: (sql, params) => run(sql, (statement) => statement.reader ? statement.all(...params) : statement.run(...params)),
     executeValues: (sql, params) =>
-      run(sql, (statement): ReadonlyArray<ReadonlyArray<unknown>> => {
-        if (!statement.reader) {
-          statement.run(...params)
-          return []
-        }
+      run(sql, answered(params, (statement) => {
         try {
           return statement.raw(true).all(...params) as ReadonlyArray<ReadonlyArray<unknown>>
         } finally {
           statement.raw(false)
         }
-      }),
+      })),
     executeStream: () => Stream.dieMessage("streaming is not supported by this SQLite client")
   }
   return { connection, rowsNow }
