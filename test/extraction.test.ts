@@ -129,7 +129,6 @@ describe("POST /v1/memories with infer=true", () => {
         ["memory_add", afterS2.find((m) => m.content === "The user works at Acme Corp.")!.id, "extract"],
         ["memory_add", null, "store_turns"]
       ])
-
     }))
 
   it.scoped("within a session, a repetition merged by an earlier plan is then replaced by a later one", () =>
