@@ -1,4 +1,4 @@
-import { useEffect, useRef, useState } from "preact/hooks"
+import { useLayoutEffect, useRef, useState } from "preact/hooks"
 import { KeyForm } from "./components/KeyForm.js"
 import { Nav } from "./components/Nav.js"
 import { forgetApiKey, readApiKey, saveApiKey } from "./lib/apiKey.js"
@@ -45,7 +45,8 @@ export const App = () => {
   const authOff = health.state.status === "ok" && health.state.data.auth === "disabled"
 
   // After following a link, focus moves to the new page, as a full page load would move it.
-  useEffect(() => {
+  // A layout effect moves it in the same commit that renders the page, never a frame later.
+  useLayoutEffect(() => {
     if (navigated.current) main.current?.focus()
     navigated.current = true
   }, [location.path])
