@@ -1,6 +1,6 @@
 import { describe, expect, it } from "@effect/vitest"
-import { Effect, Fiber } from "effect"
-import { startProviderStub } from "../scripts/stubs/llm-providers.js"
+import { Effect, Fiber, Schedule } from "effect"
+import { type ProviderStub, startProviderStub } from "../scripts/stubs/llm-providers.js"
 import { chatRequests, llmEnv, providerStub } from "./support/llm.js"
 import { startProcess } from "./support/processes.js"
 import { API_KEY, authHeaders, rawFetch, sendJson, startServer, tempDataRoot, waitForJob } from "./support/server.js"
@@ -21,6 +21,8 @@ const dream = (baseUrl: string, body: Record<string, unknown> = {}) =>
 
 const ingest = (baseUrl: string, contents: ReadonlyArray<string>) =>
   sendJson(`${baseUrl}/v1/memories`, { user_id: "alice", async_mode: false, messages: contents.map((content) => ({ content })) })
+
+const profileRequests = (stub: ProviderStub) => chatRequests(stub).filter((r) => JSON.stringify(r.body).includes("entity_profile")).length
 
 const staleEntities = (dataRoot: string) =>
   queryStore<{ name: string }>(dataRoot, "alice", "SELECT name FROM entities WHERE profile_stale = 1 ORDER BY name").map((row) => row.name)
@@ -49,7 +51,7 @@ describe("POST /v1/maintenance/dream", () => {
       const cited = JSON.parse(berlin!.metadata) as { citations: Array<string>; profile_of: string }
       expect(cited.profile_of).toBe("entity_berlin")
       expect(cited.citations).toHaveLength(1)
-      expect(chatRequests(stub).filter((r) => JSON.stringify(r.body).includes("entity_profile"))).toHaveLength(3)
+      expect(profileRequests(stub)).toBe(3)
       // Nothing is stale: a second run does nothing.
       expect((yield* dream(baseUrl)).body).toMatchObject({ entities_processed: 0, remaining_stale: 0 })
       // A new fact about Berlin makes its profile stale again; the next run supersedes the old profile.
@@ -77,7 +79,11 @@ describe("POST /v1/maintenance/dream", () => {
       const { baseUrl } = yield* startServer(llmEnv(stub))
       yield* ingest(baseUrl, ["I moved to Berlin last year.", "I work at Acme Corp."])
       const first = yield* Effect.fork(dream(baseUrl))
-      yield* Effect.sleep("100 millis")
+      // The first run is going once the stub has its first profile request (each is held 150 ms).
+      yield* Effect.sync(() => profileRequests(stub)).pipe(
+        Effect.repeat({ until: (n) => n > 0, schedule: Schedule.spaced("5 millis") }),
+        Effect.timeout("10 seconds")
+      )
       const second = yield* dream(baseUrl)
       expect(second.status).toBe(200)
       expect(second.body).toMatchObject({ status: "already_running", entities_processed: 0, profiles_written: 0 })
@@ -85,12 +91,12 @@ describe("POST /v1/maintenance/dream", () => {
       expect((yield* Fiber.join(first)).body).toMatchObject({ status: "ok", entities_processed: 3, remaining_stale: 0 })
     }))
 
-  it.scopedLive("the soft deadline stops between entities with cancelled: true; the next run resumes where it stopped", () =>
+  it.scopedLive("the soft deadline stops between entities, after at least one, with cancelled: true; the next run resumes where it stopped", () =>
     Effect.gen(function*() {
       const stub = yield* providerStub("openai", { delayMs: 150 })
       const { baseUrl, dataRoot } = yield* startServer(llmEnv(stub))
       yield* ingest(baseUrl, ["I moved to Berlin last year.", "I work at Acme Corp."])
-      const cut = (yield* dream(baseUrl, { max_processing_time_sec: 0.1 })).body
+      const cut = (yield* dream(baseUrl, { max_processing_time_sec: 0.001 })).body
       expect(cut).toMatchObject({ cancelled: true, entities_processed: 1, remaining_stale: 2 })
       expect(staleEntities(dataRoot)).toHaveLength(2)
       const rest = (yield* dream(baseUrl)).body

@@ -134,7 +134,8 @@ export class Maintenance extends Effect.Service<Maintenance>()("Memory/Maintenan
         const stale = yield* stores.read(userId, ({ sql }) => ProfileQueries(sql).stale(request.priority_order, request.batch_size), () => [])
         let processed = 0, written = 0, superseded = 0, cancelled = false
         for (const entity of stale) {
-          if ((yield* Clock.currentTimeMillis) >= deadline) {
+          // Checked between entities only: every run rebuilds at least one, so runs under a short deadline still progress.
+          if (processed > 0 && (yield* Clock.currentTimeMillis) >= deadline) {
             cancelled = true
             break
           }
