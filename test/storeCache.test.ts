@@ -1,5 +1,5 @@
 import { describe, expect, it } from "@effect/vitest"
-import { ConfigProvider, Deferred, Duration, Effect, Fiber, Layer, TestClock } from "effect"
+import { ConfigProvider, Deferred, Duration, Effect, Fiber, Layer, Schedule, TestClock } from "effect"
 import * as NodeFs from "node:fs"
 import * as NodePath from "node:path"
 import { AppConfig } from "../src/config/AppConfig.js"
@@ -64,13 +64,20 @@ describe("StoreCache", () => {
     Effect.gen(function*() {
       const cache = yield* StoreCache
       const release = yield* Deferred.make<void>()
-      const holders = yield* Effect.forEach(["a", "b", "c", "d"], (user) =>
-        Effect.fork(cache.write(user, ({ sql }) => Effect.zipRight(Deferred.await(release), sql`SELECT 1`))))
-      yield* Effect.sleep("100 millis")
+      const users = ["a", "b", "c", "d"]
+      const inUse = yield* Effect.forEach(users, () => Deferred.make<void>())
+      const holders = yield* Effect.forEach(users, (user, i) =>
+        Effect.fork(cache.write(user, ({ sql }) =>
+          Effect.zipRight(Deferred.succeed(inUse[i]!, undefined), Effect.zipRight(Deferred.await(release), sql`SELECT 1`)))))
+      yield* Effect.forEach(inUse, Deferred.await)
       expect(yield* cache.openCount).toBe(4)
       yield* Deferred.succeed(release, undefined)
       yield* Effect.forEach(holders, Fiber.join)
-      yield* Effect.sleep(Duration.sum(IDLE_GRACE, Duration.millis(500)))
+      // Released, the stores over the cap close once their grace is over (at the next sweep).
+      yield* cache.openCount.pipe(
+        Effect.repeat({ until: (open) => open <= 2, schedule: Schedule.spaced("50 millis") }),
+        Effect.timeout(Duration.sum(IDLE_GRACE, Duration.seconds(10)))
+      )
       expect(yield* cache.openCount).toBe(2)
     }).pipe(Effect.provide(cacheLayer(tempDataRoot(), 2))))
 })
