@@ -2,7 +2,7 @@ import { describe, expect, it } from "@effect/vitest"
 import { Effect } from "effect"
 import * as NodeFs from "node:fs"
 import * as NodePath from "node:path"
-import { authHeaders, ingestTurn, rawFetch, startServer } from "./support/server.js"
+import { authHeaders, ingestTurn, rawFetch, startServer, waitForJob } from "./support/server.js"
 import { seedFacts } from "./support/stores.js"
 
 const del = (url: string) => rawFetch(url, { method: "DELETE", headers: authHeaders() })
@@ -57,12 +57,12 @@ describe("DELETE /v1/memories?user_id=", () => {
       expect((yield* get(`${baseUrl}/v1/memories?user_id=alice`)).body).toMatchObject({ total: 2 })
     }))
 
-  it.scoped("purge erases the user's store; the control plane keeps the user's jobs", () =>
+  it.scopedLive("purge erases the user's store; the control plane keeps the user's jobs", () =>
     Effect.gen(function*() {
       const { baseUrl, dataRoot } = yield* serverWithFacts({ SERVICE_ALLOW_PURGE: "true" })
       const accepted = yield* ingest(baseUrl, { user_id: "alice", messages: [{ content: "async" }] })
       const jobId = (accepted.body as { job_id: string }).job_id
-      for (let i = 0; i < 100 && (yield* get(`${baseUrl}/v1/jobs/${jobId}`)).text.includes("pending"); i++) yield* Effect.sleep("10 millis")
+      expect(yield* waitForJob(baseUrl, jobId)).toMatchObject({ status: "succeeded" })
       const response = yield* del(`${baseUrl}/v1/memories?user_id=alice&purge=true`)
       expect(response.body).toEqual({ user_id: "alice", deleted: true, purged: true, archived: 0 })
       expect(NodeFs.existsSync(NodePath.join(dataRoot, "alice"))).toBe(false)

@@ -3,7 +3,7 @@ import Database from "better-sqlite3"
 import { Effect } from "effect"
 import * as NodePath from "node:path"
 import { startProcess } from "./support/processes.js"
-import { API_KEY, authHeaders, rawFetch, startServer, tempDataRoot } from "./support/server.js"
+import { API_KEY, authHeaders, rawFetch, startServer, tempDataRoot, waitForJob } from "./support/server.js"
 import { queryStore } from "./support/stores.js"
 
 const controlDb = (dataRoot: string) => new Database(NodePath.join(dataRoot, ".control", "service_control.db"))
@@ -146,11 +146,8 @@ describe("job retention", () => {
         })
         const jobId = (accepted.body as { job_id: string }).job_id
         ids.push(jobId)
-        for (let poll = 0; poll < 100; poll++) {
-          const job = yield* rawFetch(`${baseUrl}/v1/jobs/${jobId}`, { headers: authHeaders() })
-          if ((job.body as { status: string }).status === "succeeded") break
-          yield* Effect.sleep("10 millis")
-        }
+        // Only finished jobs are pruned: each one ends before the next is inserted.
+        expect(yield* waitForJob(baseUrl, jobId)).toMatchObject({ status: "succeeded" })
       }
       const statuses = yield* Effect.forEach(ids, (id) => Effect.map(rawFetch(`${baseUrl}/v1/jobs/${id}`, { headers: authHeaders() }), (r) => r.status))
       expect(statuses).toEqual([404, 404, 200, 200, 200])

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "@effect/vitest"
 import { Effect } from "effect"
 import type { RequestLogRow } from "../src/store/control/requestLog.js"
-import { apiClient, authHeaders, rawFetch, startServer } from "./support/server.js"
+import { apiClient, authHeaders, rawFetch, startServer, waitForJob } from "./support/server.js"
 import { queryStore, seedFacts } from "./support/stores.js"
 
 const page = (baseUrl: string, query = "") =>
@@ -90,9 +90,7 @@ describe("GET /v1/admin/stats", () => {
       yield* ingest("big", 200, false)
       const accepted = yield* ingest("small", 1, true)
       const jobId = (accepted.body as { job_id: string }).job_id
-      for (let i = 0; i < 100 && !(yield* rawFetch(`${baseUrl}/v1/jobs/${jobId}`, { headers: authHeaders() })).text.includes("succeeded"); i++) {
-        yield* Effect.sleep("10 millis")
-      }
+      expect(yield* waitForJob(baseUrl, jobId)).toMatchObject({ status: "succeeded" })
       seedFacts(dataRoot, "small", [{ fact_id: "f1", content: "a" }, { fact_id: "f2", content: "b", status: "archived" }])
       seedFacts(dataRoot, "big", [{ fact_id: "f3", content: "c" }])
       const stats = (yield* rawFetch(`${baseUrl}/v1/admin/stats`, { headers: authHeaders() })).body as Record<string, unknown>
