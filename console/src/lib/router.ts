@@ -1,4 +1,4 @@
-import { useEffect, useState } from "preact/hooks"
+import { useLayoutEffect, useState } from "preact/hooks"
 
 /** Where the service mounts the console; the app's own paths are relative to it. */
 export const BASE_PATH = "/console"
@@ -29,7 +29,8 @@ export const navigate = (to: string, options: { readonly replace?: boolean } = {
 /** The current location, following links, back and forward. */
 export const useLocation = (): Location => {
   const [location, setLocation] = useState(currentLocation)
-  useEffect(() => {
+  // Subscribed synchronously with the first render, so a link followed at once is not missed.
+  useLayoutEffect(() => {
     const update = () => setLocation(currentLocation())
     window.addEventListener("popstate", update)
     window.addEventListener(NAVIGATED, update)

@@ -17,8 +17,8 @@ const asApiError = (error: unknown) =>
  * to an earlier request never overwrites a newer one. `run` resolves to the data, or undefined
  * when the call failed (the failure is in the state).
  */
-export const useAction = <A extends ReadonlyArray<unknown>, T>(action: (...args: A) => Promise<T>) => {
-  const [state, setState] = useState<AsyncState<T>>(IDLE)
+export const useAction = <A extends ReadonlyArray<unknown>, T>(action: (...args: A) => Promise<T>, initial: AsyncState<T> = IDLE) => {
+  const [state, setState] = useState<AsyncState<T>>(initial)
   const latest = useRef(0)
   const current = useRef(action)
   current.current = action
@@ -41,9 +41,12 @@ export const useAction = <A extends ReadonlyArray<unknown>, T>(action: (...args:
   return { state, run, reset } as const
 }
 
+const LOADING = { status: "loading" } as const
+
 /** A call made when the component appears and again whenever one of `deps` changes. */
 export const useLoad = <T>(load: () => Promise<T>, deps: ReadonlyArray<unknown>) => {
-  const { state, run } = useAction(load)
+  // Loading from the first render: the call starts as soon as the component appears.
+  const { state, run } = useAction(load, LOADING)
   useEffect(() => {
     void run()
   }, deps)

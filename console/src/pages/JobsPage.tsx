@@ -1,4 +1,4 @@
-import { useEffect, useState } from "preact/hooks"
+import { useLayoutEffect, useState } from "preact/hooks"
 import { StatusBadge } from "../components/Badge.js"
 import { Facts } from "../components/Facts.js"
 import { InputField } from "../components/InputField.js"
@@ -17,7 +17,8 @@ export const JobsPage = ({ params }: { readonly params: URLSearchParams }) => {
   const id = params.get("id") ?? ""
   const [draft, setDraft] = useState(id)
   const [following, setFollowing] = useState(true)
-  useEffect(() => {
+  // Synchronous with the render, so a value typed right after the page appears is never reset.
+  useLayoutEffect(() => {
     setDraft(id)
     setFollowing(true)
   }, [id])

@@ -1,4 +1,4 @@
-import { useEffect, useState } from "preact/hooks"
+import { useLayoutEffect, useState } from "preact/hooks"
 import { StatusBadge } from "../components/Badge.js"
 import { Link } from "../components/Link.js"
 import { EmptyState, Loaded } from "../components/Loaded.js"
@@ -24,7 +24,8 @@ export const MemoriesPage = ({ params }: { readonly params: URLSearchParams }) =
   const user = params.get("user") ?? ""
   const offset = Math.max(0, Math.floor(Number(params.get("offset") ?? "0")) || 0)
   const [draft, setDraft] = useState(user)
-  useEffect(() => setDraft(user), [user])
+  // Synchronous with the render, so a value typed right after the page appears is never reset.
+  useLayoutEffect(() => setDraft(user), [user])
   const { state } = useLoad(
     () => (user === "" ? Promise.resolve(null) : api.listMemories({ user_id: user, offset, limit: PAGE_SIZE })),
     [apiKey, user, offset]
