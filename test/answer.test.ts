@@ -96,9 +96,66 @@ describe("POST /v1/answer", () => {
   it.scoped("validates its bounds", () =>
     Effect.gen(function*() {
       const { baseUrl } = yield* startServer()
-      for (const body of [{ question: "" }, { question: "q", max_steps: 25 }, { question: "q", temperature: 2.5 }, { question: "q", extra: 1 }]) {
-        expect((yield* ask(baseUrl, body)).status).toBe(422)
+      const outside = [
+        { question: "" },
+        { question: "q", max_steps: 0 },
+        { question: "q", max_steps: 25 },
+        { question: "q", planner_max_tokens: 63 },
+        { question: "q", planner_max_tokens: 8193 },
+        { question: "q", reader_max_tokens: 63 },
+        { question: "q", reader_max_tokens: 16385 },
+        { question: "q", temperature: -0.1 },
+        { question: "q", temperature: 2.5 },
+        { question: "q", extra: 1 }
+      ]
+      for (const body of outside) {
+        const response = yield* ask(baseUrl, body)
+        expect(response.status, JSON.stringify(body)).toBe(422)
+        expect(response.body, JSON.stringify(body)).toMatchObject({ code: "validation_error" })
       }
+      // At the bounds the request is valid: without an LLM it gets as far as the 503.
+      const edges = [
+        { question: "q", max_steps: 1, planner_max_tokens: 64, reader_max_tokens: 64, temperature: 0 },
+        { question: "q", max_steps: 24, planner_max_tokens: 8192, reader_max_tokens: 16384, temperature: 2 }
+      ]
+      for (const body of edges) expect((yield* ask(baseUrl, body)).status, JSON.stringify(body)).toBe(503)
+    }))
+
+  it.scoped("sends the provider its defaults: 1200 planner and 3000 reader tokens, temperature 0, today's local date", () =>
+    Effect.gen(function*() {
+      const stub = yield* providerStub("openai")
+      const { baseUrl } = yield* startServer(llmEnv(stub))
+      yield* remember(baseUrl, ["I adopted a dog named Rex in 2021."])
+      const localDate = () => {
+        const now = new Date()
+        return `${now.getFullYear()}-${String(now.getMonth() + 1).padStart(2, "0")}-${String(now.getDate()).padStart(2, "0")}`
+      }
+      const before = localDate()
+      yield* ask(baseUrl, { question: "What is the name of my dog?" })
+      const after = localDate()
+      const sent = chatRequests(stub).map((request) => {
+        const body = request.body as { max_completion_tokens: number; temperature: number; messages: Array<{ content: string }> }
+        return { maxTokens: body.max_completion_tokens, temperature: body.temperature, input: JSON.parse(body.messages[1]!.content) as { current_date: string } }
+      })
+      expect(sent.map((call) => call.maxTokens)).toEqual([1200, 1200, 3000])
+      expect(sent.every((call) => call.temperature === 0)).toBe(true)
+      for (const call of sent) expect([before, after]).toContain(call.input.current_date)
+      // What the caller sets is what the provider gets.
+      yield* ask(baseUrl, { question: "What is the name of my dog?", current_date: "2030-01-15", planner_max_tokens: 500, reader_max_tokens: 700, temperature: 0.5 })
+      const set = chatRequests(stub).slice(3).map((request) => request.body as { max_completion_tokens: number; temperature: number; messages: Array<{ content: string }> })
+      expect(set.map((body) => body.max_completion_tokens)).toEqual([500, 500, 700])
+      expect(set.map((body) => body.temperature)).toEqual([0.5, 0.5, 0.5])
+      expect(set.map((body) => (JSON.parse(body.messages[1]!.content) as { current_date: string }).current_date)).toEqual(["2030-01-15", "2030-01-15", "2030-01-15"])
+    }))
+
+  it.scopedLive("async with a user_id outside the allowlist: 202, then a failed job naming invalid_scope", () =>
+    Effect.gen(function*() {
+      const { baseUrl } = yield* startServer(llmEnv(yield* providerStub("openai")))
+      const accepted = yield* ask(baseUrl, { user_id: "../etc", question: "anything?", async_mode: true })
+      expect(accepted.status).toBe(202)
+      const job = yield* waitForJob(baseUrl, (accepted.body as { job_id: string }).job_id)
+      expect(job).toMatchObject({ status: "failed", kind: "answer", result: null })
+      expect(job.error).toMatch(/^invalid_scope: /)
     }))
 })
 
