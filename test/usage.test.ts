@@ -1,24 +1,12 @@
 import { describe, expect, it } from "@effect/vitest"
 import { Effect } from "effect"
+import type { UsageSummary } from "../src/llm/usage.js"
 import { chatRequests, llmEnv, providerStub } from "./support/llm.js"
 import { authHeaders, rawFetch, sendJson, startServer, tempDataRoot } from "./support/server.js"
 
-interface Counts {
-  readonly calls: number
-  readonly calls_with_usage: number
-  readonly prompt_tokens: number
-  readonly completion_tokens: number
-  readonly total_tokens: number
-  readonly cached_input_tokens: number
-  readonly cache_creation_input_tokens: number
-}
-interface Summary extends Counts {
-  readonly by_phase: Record<string, Counts>
-  readonly served_models: ReadonlyArray<string>
-}
 interface UsageReport {
-  readonly by_operation: Record<string, Summary>
-  readonly total: Summary | Record<string, never>
+  readonly by_operation: Record<string, UsageSummary>
+  readonly total: UsageSummary | Record<string, never>
 }
 
 const usage = (baseUrl: string) => Effect.map(rawFetch(`${baseUrl}/v1/usage`, { headers: authHeaders() }), (r) => r.body as UsageReport)
