@@ -362,7 +362,6 @@ describe("embeddings", () => {
       )
       expect(response).toEqual({ embedding: { values: stubEmbedding("a car", 8) } })
     }))
-})
 
   // Benchmarks subtract the stub's recorded time from the service's, so a delayed reply must be counted in it.
   it.scopedLive("the stub holds embedding replies for embedDelayMs and chat replies for delayMs, both changeable while it runs", () =>
@@ -378,6 +377,7 @@ describe("embeddings", () => {
       expect(embedding!.ms).toBeGreaterThanOrEqual(399)
       expect(chat!.ms).toBeGreaterThanOrEqual(399)
     }))
+})
 
 describe("the reply's JSON schema", () => {
   it("is inlined, closed, fully required and free of the bounds providers refuse", () => {
