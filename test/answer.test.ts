@@ -1,7 +1,8 @@
 import { describe, expect, it } from "@effect/vitest"
 import { Effect } from "effect"
+import type { ProviderStub } from "../scripts/stubs/llm-providers.js"
 import { chatRequests, llmEnv, providerStub } from "./support/llm.js"
-import { authHeaders, rawFetch, sendJson, startServer, waitForJob } from "./support/server.js"
+import { authHeaders, rawFetch, sendJson, startServer, usageReport as usage, waitForJob } from "./support/server.js"
 
 interface AnswerView {
   readonly answer: string
@@ -18,7 +19,14 @@ const remember = (baseUrl: string, contents: ReadonlyArray<string>) =>
 
 const ask = (baseUrl: string, body: Record<string, unknown>) => sendJson(`${baseUrl}/v1/answer`, { user_id: "alice", ...body })
 
-const usage = (baseUrl: string) => Effect.map(rawFetch(`${baseUrl}/v1/usage`, { headers: authHeaders() }), (r) => r.body as Record<string, Record<string, unknown>>)
+/** What each chat call asked of the (OpenAI) stub: its token budget, temperature and the input's current_date. */
+const sentToProvider = (stub: ProviderStub) =>
+  chatRequests(stub).map((request) => {
+    const body = request.body as { max_completion_tokens: number; temperature: number; messages: Array<{ content: string }> }
+    const input = JSON.parse(body.messages[1]!.content) as { current_date: string }
+    return { maxTokens: body.max_completion_tokens, temperature: body.temperature, currentDate: input.current_date }
+  })
+
 
 describe("POST /v1/answer", () => {
   it.scoped("plans a search, then reads: an answer from memory with citations and this answer's usage", () =>
@@ -133,19 +141,17 @@ describe("POST /v1/answer", () => {
       const before = localDate()
       yield* ask(baseUrl, { question: "What is the name of my dog?" })
       const after = localDate()
-      const sent = chatRequests(stub).map((request) => {
-        const body = request.body as { max_completion_tokens: number; temperature: number; messages: Array<{ content: string }> }
-        return { maxTokens: body.max_completion_tokens, temperature: body.temperature, input: JSON.parse(body.messages[1]!.content) as { current_date: string } }
-      })
+      const sent = sentToProvider(stub)
       expect(sent.map((call) => call.maxTokens)).toEqual([1200, 1200, 3000])
       expect(sent.every((call) => call.temperature === 0)).toBe(true)
-      for (const call of sent) expect([before, after]).toContain(call.input.current_date)
+      for (const call of sent) expect([before, after]).toContain(call.currentDate)
       // What the caller sets is what the provider gets.
       yield* ask(baseUrl, { question: "What is the name of my dog?", current_date: "2030-01-15", planner_max_tokens: 500, reader_max_tokens: 700, temperature: 0.5 })
-      const set = chatRequests(stub).slice(3).map((request) => request.body as { max_completion_tokens: number; temperature: number; messages: Array<{ content: string }> })
-      expect(set.map((body) => body.max_completion_tokens)).toEqual([500, 500, 700])
-      expect(set.map((body) => body.temperature)).toEqual([0.5, 0.5, 0.5])
-      expect(set.map((body) => (JSON.parse(body.messages[1]!.content) as { current_date: string }).current_date)).toEqual(["2030-01-15", "2030-01-15", "2030-01-15"])
+      expect(sentToProvider(stub).slice(3)).toEqual([
+        { maxTokens: 500, temperature: 0.5, currentDate: "2030-01-15" },
+        { maxTokens: 500, temperature: 0.5, currentDate: "2030-01-15" },
+        { maxTokens: 700, temperature: 0.5, currentDate: "2030-01-15" }
+      ])
     }))
 
   it.scopedLive("async with a user_id outside the allowlist: 202, then a failed job naming invalid_scope", () =>

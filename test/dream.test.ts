@@ -3,7 +3,7 @@ import { Effect, Fiber, Schedule } from "effect"
 import { type ProviderStub, startProviderStub } from "../scripts/stubs/llm-providers.js"
 import { chatRequests, llmEnv, providerStub } from "./support/llm.js"
 import { startProcess } from "./support/processes.js"
-import { API_KEY, authHeaders, rawFetch, sendJson, startServer, tempDataRoot, waitForJob } from "./support/server.js"
+import { API_KEY, sendJson, startServer, tempDataRoot, usageReport, waitForJob } from "./support/server.js"
 import { queryStore } from "./support/stores.js"
 
 interface DreamView {
@@ -59,7 +59,7 @@ describe("POST /v1/maintenance/dream", () => {
       const again = yield* dream(baseUrl, { priority_order: "fifo" })
       expect(again.body).toMatchObject({ profiles_superseded: 2, remaining_stale: 0 })
       expect(queryStore(dataRoot, "alice", "SELECT status FROM facts WHERE fact_id = ?", berlin!.fact_id)).toEqual([{ status: "superseded" }])
-      const usage = (yield* rawFetch(`${baseUrl}/v1/usage`, { headers: authHeaders() })).body as { by_operation: Record<string, { by_phase: Record<string, unknown> }> }
+      const usage = yield* usageReport(baseUrl)
       expect(Object.keys(usage.by_operation.maintenance!.by_phase)).toEqual(["profile"])
     }))
 

@@ -1,15 +1,7 @@
 import { describe, expect, it } from "@effect/vitest"
 import { Effect } from "effect"
-import type { UsageSummary } from "../src/llm/usage.js"
 import { chatRequests, llmEnv, providerStub } from "./support/llm.js"
-import { authHeaders, rawFetch, sendJson, startServer, tempDataRoot } from "./support/server.js"
-
-interface UsageReport {
-  readonly by_operation: Record<string, UsageSummary>
-  readonly total: UsageSummary | Record<string, never>
-}
-
-const usage = (baseUrl: string) => Effect.map(rawFetch(`${baseUrl}/v1/usage`, { headers: authHeaders() }), (r) => r.body as UsageReport)
+import { authHeaders, rawFetch, sendJson, startServer, tempDataRoot, usageReport as usage } from "./support/server.js"
 
 const ingest = (baseUrl: string, sessionId: string, contents: ReadonlyArray<string>) =>
   sendJson(`${baseUrl}/v1/memories`, { user_id: "alice", session_id: sessionId, async_mode: false, messages: contents.map((content) => ({ content })) })

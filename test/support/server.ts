@@ -6,6 +6,7 @@ import * as NodePath from "node:path"
 import { MemoryApi } from "../../src/api/Api.js"
 import { ServerLive } from "../../src/app.js"
 import { ConsoleDirectory } from "../../src/http/console.js"
+import type { UsageSummary } from "../../src/llm/usage.js"
 
 export const API_KEY = "test-bootstrap-key-5f1c"
 
@@ -91,3 +92,12 @@ export const waitForJob = (baseUrl: string, jobId: string) =>
     }
     return yield* Effect.dieMessage(`job ${jobId} did not finish`)
   })
+
+/** The body of GET /v1/usage: summaries by operation and in total (`{}` before any LLM call). */
+export interface UsageReport {
+  readonly by_operation: Record<string, UsageSummary>
+  readonly total: UsageSummary | Record<string, never>
+}
+
+export const usageReport = (baseUrl: string) =>
+  Effect.map(rawFetch(`${baseUrl}/v1/usage`, { headers: authHeaders() }), (response) => response.body as UsageReport)
