@@ -5,7 +5,9 @@
  * session beyond the provider's (its x-response-time-ms less the stub's time; target ≤ 5 ms), and
  * the server's peak RSS during a 500-session batch. Each phase writes to a fresh user, so no phase
  * pays for a store the others filled. The one-client sync phase runs again with the stub answering
- * after a few milliseconds: the same work, on a machine that has not idled in between.
+ * after a few milliseconds: the same work, on a machine that has not idled in between. Last, the
+ * same sessions go through a bare relay that makes one typical session's provider calls and nothing
+ * else: the part of the overhead that the machine's transport alone costs.
  *
  * The server runs from the compiled build, as `npm start` runs it; the stub runs in this process.
  * Usage: npm run bench:llm [-- --sessions 100 --delay 50 --embed-delay 50 --warm-delay 5 --concurrency 8 --batch 500]
@@ -15,7 +17,8 @@ import * as NodeHttp from "node:http"
 import * as NodeOs from "node:os"
 import * as NodePath from "node:path"
 import { type ProviderStub, startProviderStub, type StubRequest } from "../stubs/llm-providers.js"
-import { arg, BENCH_KEY, percentile, startService } from "./support.js"
+import type { RelayConfig } from "./relay.js"
+import { arg, BENCH_KEY, percentile, startListening, startService } from "./support.js"
 
 const SESSIONS = arg("sessions", 100)
 const DELAY_MS = arg("delay", 50)
@@ -278,16 +281,57 @@ const callCounts = (sessions: ReadonlyArray<SessionSample>) => {
   return `chat calls ${count(isChat)}, embedding calls ${count(isEmbed)}, facts ${range(sessions.map((s) => s.facts))}`
 }
 
-/** The service's own time per sequential session; within one sync request the provider calls run one after another, so their sum is the provider's time. */
-const overheadLine = (label: string, sessions: ReadonlyArray<SessionSample>) => {
+/** Time per sequential session beyond the provider's; within one sync request the provider calls run one after another, so their sum is the provider's time. */
+const overheadOf = (sessions: ReadonlyArray<SessionSample>) => {
   const providerMs = sessions.map((s) => s.provider.reduce((sum, request) => sum + request.ms, 0))
-  const overhead = sessions.map((s, i) => s.server - providerMs[i]!).sort((a, b) => a - b)
-  const seenByClient = sessions.map((s, i) => s.wall - providerMs[i]!).sort((a, b) => a - b)
-  return `${label}: service overhead per session beyond the provider's time ${mean(overhead).toFixed(1)} ms mean, p50 ${
-    percentile(overhead, 0.5).toFixed(1)
-  }, p95 ${percentile(overhead, 0.95).toFixed(1)} (target ≤ ${TARGET_MS} ms: ${percentile(overhead, 0.5) <= TARGET_MS ? "met" : "missed"} at p50); ` +
+  return {
+    providerMs,
+    overhead: sessions.map((s, i) => s.server - providerMs[i]!).sort((a, b) => a - b),
+    seenByClient: sessions.map((s, i) => s.wall - providerMs[i]!).sort((a, b) => a - b)
+  }
+}
+
+const spread = (sorted: ReadonlyArray<number>) =>
+  `${mean(sorted).toFixed(1)} ms mean, p50 ${percentile(sorted, 0.5).toFixed(1)}, p95 ${percentile(sorted, 0.95).toFixed(1)}`
+
+const overheadLine = (label: string, sessions: ReadonlyArray<SessionSample>) => {
+  const { overhead, providerMs, seenByClient } = overheadOf(sessions)
+  return `${label}: service overhead per session beyond the provider's time ${spread(overhead)} ` +
+    `(target ≤ ${TARGET_MS} ms: ${percentile(overhead, 0.5) <= TARGET_MS ? "met" : "missed"} at p50); ` +
     `the service's time ${mean(sessions.map((s) => s.server)).toFixed(1)} ms, the provider's ${mean(providerMs).toFixed(1)} ms of it; ` +
     `as the client sees it (wall − provider) ${mean(seenByClient).toFixed(1)} ms mean, p50 ${percentile(seenByClient, 0.5).toFixed(1)}`
+}
+
+/** The provider requests of the last sequential session that made the most common number of them. */
+const typicalRequests = (sessions: ReadonlyArray<SessionSample>) => {
+  const counts = new Map<number, number>()
+  for (const s of sessions) counts.set(s.provider.length, (counts.get(s.provider.length) ?? 0) + 1)
+  const [common] = [...counts].reduce((best, entry) => (entry[1] > best[1] ? entry : best))
+  return [...sessions].reverse().find((s) => s.provider.length === common)!.provider
+}
+
+/**
+ * The same sequential sessions through the bare relay (scripts/bench/relay.ts), which replays one
+ * session's provider requests and nothing else: the overhead at each delay that the machine's
+ * transport and JSON alone cost.
+ */
+const runRelay = async (stub: ProviderStub, dataRoot: string, requests: ReadonlyArray<StubRequest>) => {
+  const configFile = NodePath.join(dataRoot, "relay.json")
+  const config: RelayConfig = { stubUrl: stub.url, requests: requests.map(({ body, path }) => ({ path, body })), reply: { facts_extracted: 0 } }
+  NodeFs.writeFileSync(configFile, JSON.stringify(config))
+  const relay = await startListening([...process.execArgv, NodePath.join(import.meta.dirname, "relay.ts"), configFile])
+  try {
+    for (let i = 0; i < WARMUP; i++) await addSession(relay.port, "warm", i, false)
+    const atDelay = await runSync(relay.port, stub, "relay", SESSIONS, 1)
+    stub.setDelays(WARM_DELAY_MS, WARM_DELAY_MS)
+    const atWarmDelay = await runSync(relay.port, stub, "relay", SESSIONS, 1)
+    stub.setDelays(DELAY_MS, EMBED_DELAY_MS)
+    const figure = (sessions: ReadonlyArray<SessionSample>) => spread(overheadOf(sessions).overhead)
+    return `the same ${requests.length} provider calls through a bare node:http relay (the machine's floor): ` +
+      `${figure(atDelay.perSession)} at ${DELAY_MS} ms; ${figure(atWarmDelay.perSession)} at ${WARM_DELAY_MS} ms`
+  } finally {
+    await relay.stop()
+  }
 }
 
 const phaseLine = (r: PhaseResult) => {
@@ -325,6 +369,7 @@ const main = async () => {
     const rssBefore = rssMiB(server.pid)
     const batchSync = await runBatch(server.port, server.pid, "batch-sync", false)
     const batchAsync = await runBatch(server.port, server.pid, "batch-async", true)
+    const floor = await runRelay(stub, dataRoot, typicalRequests(warm.perSession))
 
     console.log("phase          clients  sessions  seconds  sessions/s   p50 ms   p95 ms   p99 ms")
     const warmPhase = { ...warm.phase, name: `sync, ${WARM_DELAY_MS} ms` }
@@ -333,6 +378,7 @@ const main = async () => {
     console.log(`per session (sync, 1 client): ${callCounts(sequential.perSession)}`)
     console.log(overheadLine(`chat answered after ${DELAY_MS} ms, embeddings after ${EMBED_DELAY_MS} ms`, sequential.perSession))
     console.log(overheadLine(`both answered after ${WARM_DELAY_MS} ms`, warm.perSession))
+    console.log(floor)
     console.log(`server RSS: ${mib(rssBefore)} before the batches, peak ${mib(batchSync.peak)} during the sync batch, ${mib(batchAsync.peak)} during the async one`)
   } finally {
     agent.destroy()

@@ -15,19 +15,19 @@ export interface ServiceProcess {
 
 /** Starts `dist/main.js` on a free loopback port over the data root; resolves once it listens. */
 export const startService = (dataRoot: string, env: Record<string, string> = {}) =>
+  startListening(["dist/main.js"], {
+    SERVICE_API_KEY: BENCH_KEY,
+    SERVICE_DATA_ROOT: dataRoot,
+    SERVICE_PORT: "0",
+    SERVICE_HOST: "127.0.0.1",
+    SERVICE_LOG_LEVEL: "info",
+    ...env
+  })
+
+/** Starts a Node process with these arguments; resolves once it prints the port it listens on. */
+export const startListening = (args: ReadonlyArray<string>, env: Record<string, string> = {}) =>
   new Promise<ServiceProcess>((resolve, reject) => {
-    const child = spawn(process.execPath, ["dist/main.js"], {
-      env: {
-        ...process.env,
-        SERVICE_API_KEY: BENCH_KEY,
-        SERVICE_DATA_ROOT: dataRoot,
-        SERVICE_PORT: "0",
-        SERVICE_HOST: "127.0.0.1",
-        SERVICE_LOG_LEVEL: "info",
-        ...env
-      },
-      stdio: ["ignore", "pipe", "inherit"]
-    })
+    const child = spawn(process.execPath, args, { env: { ...process.env, ...env }, stdio: ["ignore", "pipe", "inherit"] })
     // A benchmark that ends, however it ends, takes its server with it.
     const reap = () => child.kill("SIGKILL")
     process.on("exit", reap)
@@ -50,7 +50,7 @@ export const startService = (dataRoot: string, env: Record<string, string> = {})
         })
       }
     })
-    void exited.then((code) => reject(new Error(`the service exited with ${code}`)))
+    void exited.then((code) => reject(new Error(`${args.join(" ")} exited with ${code}`)))
   })
 
 /** Nearest-rank percentile of sorted values. */
