@@ -44,6 +44,7 @@ const server = NodeHttp.createServer((request, response) => {
   const chunks: Array<Buffer> = []
   request.on("data", (chunk: Buffer) => chunks.push(chunk))
   request.on("end", () => {
+    // Parsed and dropped: reading the request is part of what any service pays.
     JSON.parse(Buffer.concat(chunks).toString())
     void config.requests.reduce<Promise<unknown>>((previous, next) => previous.then(() => send(next.path, next.body)), Promise.resolve())
       .then(() =>
