@@ -94,7 +94,9 @@ export const makeCheckpointer = Effect.gen(function*() {
         if (count < CHECKPOINT_EVERY || inFlight.has(filename)) return
         const pending = yield* Deferred.make<string | null>()
         inFlight.set(filename, pending)
-        worker.postMessage(filename)
+        // Posted on the next turn of the event loop: the transaction's response is sent before
+        // the message is copied to the worker. A close meanwhile waits for `pending` all the same.
+        yield* Effect.sync(() => setImmediate(() => worker.postMessage(filename)))
         yield* Effect.forkIn(report(filename, pending), scope)
       }),
 
