@@ -234,6 +234,21 @@ const runSync = async (port: number, stub: ProviderStub, user: string, count: nu
   return { phase: { name: "sync", clients, sessions: count, seconds, latencies } satisfies PhaseResult, perSession }
 }
 
+/**
+ * After a warm-up (connections, JIT, the first store open), one-client sync sessions with the stub
+ * at the benchmark's delays, then again with it answering after WARM_DELAY_MS.
+ */
+const runSequential = async (port: number, stub: ProviderStub, user: string) => {
+  for (let i = 0; i < WARMUP; i++) await addSession(port, `${user}-warmup`, i, false)
+  const atDelay = await runSync(port, stub, `${user}-1`, SESSIONS, 1)
+  stub.setDelays(WARM_DELAY_MS, WARM_DELAY_MS)
+  try {
+    return { atDelay, atWarmDelay: await runSync(port, stub, `${user}-warm`, SESSIONS, 1) }
+  } finally {
+    stub.setDelays(DELAY_MS, EMBED_DELAY_MS)
+  }
+}
+
 const runAsync = async (port: number, user: string, count: number): Promise<PhaseResult> => {
   const started = performance.now()
   const ids: Array<string> = []
@@ -321,11 +336,7 @@ const runRelay = async (stub: ProviderStub, dataRoot: string, requests: Readonly
   NodeFs.writeFileSync(configFile, JSON.stringify(config))
   const relay = await startListening([...process.execArgv, NodePath.join(import.meta.dirname, "relay.ts"), configFile])
   try {
-    for (let i = 0; i < WARMUP; i++) await addSession(relay.port, "warm", i, false)
-    const atDelay = await runSync(relay.port, stub, "relay", SESSIONS, 1)
-    stub.setDelays(WARM_DELAY_MS, WARM_DELAY_MS)
-    const atWarmDelay = await runSync(relay.port, stub, "relay", SESSIONS, 1)
-    stub.setDelays(DELAY_MS, EMBED_DELAY_MS)
+    const { atDelay, atWarmDelay } = await runSequential(relay.port, stub, "relay")
     const figure = (sessions: ReadonlyArray<SessionSample>) => spread(overheadOf(sessions).overhead)
     return `the same ${requests.length} provider calls through a bare node:http relay (the machine's floor): ` +
       `${figure(atDelay.perSession)} at ${DELAY_MS} ms; ${figure(atWarmDelay.perSession)} at ${WARM_DELAY_MS} ms`
@@ -357,13 +368,7 @@ const main = async () => {
     console.log(`LLM ingest benchmark: openai stub, chat answered after ${DELAY_MS} ms and embeddings after ${EMBED_DELAY_MS} ms, SERVICE_LLM_CONCURRENCY ${CONCURRENCY}, ${NodeOs.cpus().length} cores`)
     console.log(`sessions of 6 turns (3 user with 2 facts each, 3 assistant), infer=true; ${SESSIONS} per phase, ${BATCH} in a batch; each phase a fresh user`)
 
-    // Connections, JIT and the first store open are not what is measured.
-    for (let i = 0; i < WARMUP; i++) await addSession(server.port, "warm", i, false)
-
-    const sequential = await runSync(server.port, stub, "sync-1", SESSIONS, 1)
-    stub.setDelays(WARM_DELAY_MS, WARM_DELAY_MS)
-    const warm = await runSync(server.port, stub, "sync-warm", SESSIONS, 1)
-    stub.setDelays(DELAY_MS, EMBED_DELAY_MS)
+    const { atDelay: sequential, atWarmDelay: warm } = await runSequential(server.port, stub, "sync")
     const concurrent = await runSync(server.port, stub, "sync-8", SESSIONS, CLIENTS)
     const jobs = await runAsync(server.port, "async", SESSIONS)
     const rssBefore = rssMiB(server.pid)
