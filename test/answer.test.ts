@@ -27,7 +27,6 @@ const sentToProvider = (stub: ProviderStub) =>
     return { maxTokens: body.max_completion_tokens, temperature: body.temperature, currentDate: input.current_date }
   })
 
-
 describe("POST /v1/answer", () => {
   it.scoped("plans a search, then reads: an answer from memory with citations and this answer's usage", () =>
     Effect.gen(function*() {
