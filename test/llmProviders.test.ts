@@ -1,5 +1,8 @@
 import { describe, expect, it } from "@effect/vitest"
 import { ConfigProvider, Effect, Layer, Option, Schema } from "effect"
+import { Buffer } from "node:buffer"
+import * as NodeHttp from "node:http"
+import type { AddressInfo } from "node:net"
 import { type ProviderStub, type ProviderStubOptions, startProviderStub, STUB_PROVIDERS, type StubChat, type StubProviderName } from "../scripts/stubs/llm-providers.js"
 import { stubEmbedding } from "../scripts/stubs/embedding.js"
 import { AppConfig } from "../src/config/AppConfig.js"
@@ -296,7 +299,7 @@ describe("embeddings", () => {
           expect(at(body, "requests", 0)).toEqual({ model: "models/embed-1", content: { parts: [{ text: texts[0] }] }, outputDimensionality: 24 })
           expect(requests[0]!.headers["x-goog-api-key"]).toBe(KEY)
         } else {
-          expect(body).toMatchObject({ model: "embed-1", dimensions: 24, ...(provider === "openai" ? { encoding_format: "float" } : {}) })
+          expect(body).toMatchObject({ model: "embed-1", dimensions: 24, ...(provider === "openai" ? { encoding_format: "base64" } : {}) })
         }
       }))
   }
@@ -349,6 +352,52 @@ describe("embeddings", () => {
       const split = yield* Effect.provide(LlmProvider, configured({ SERVICE_LLM_API_KEY: KEY, SERVICE_EMBED_PROVIDER: "gemini" }))
       expect(split.embeddingsReason).toBe("no embedding provider is configured (SERVICE_EMBED_API_KEY is unset for gemini)")
     }))
+
+  /** An OpenAI-compatible embeddings endpoint on loopback that answers every call with these items. */
+  const compatibleServer = (items: ReadonlyArray<unknown>) =>
+    Effect.acquireRelease(
+      Effect.async<NodeHttp.Server>((resume) => {
+        const server = NodeHttp.createServer((request, response) => {
+          request.resume()
+          request.on("end", () => {
+            response.writeHead(200, { "content-type": "application/json" })
+            response.end(JSON.stringify({ object: "list", model: "embed-1", data: items.map((embedding, index) => ({ object: "embedding", index, embedding })), usage: { prompt_tokens: 2, total_tokens: 2 } }))
+          })
+        })
+        server.listen(0, "127.0.0.1", () => resume(Effect.succeed(server)))
+      }),
+      (server) => Effect.async<void>((resume) => {
+        server.close(() => resume(Effect.void))
+      })
+    )
+
+  const openAiEmbedderAt = (server: NodeHttp.Server) => {
+    const { port } = server.address() as AddressInfo
+    return Effect.map(LlmProvider, (llm) => Option.getOrThrow(llm.embeddings)).pipe(
+      Effect.provide(configured({ SERVICE_LLM_PROVIDER: "openai", SERVICE_LLM_API_KEY: KEY, SERVICE_LLM_BASE_URL: `http://127.0.0.1:${port}/v1`, SERVICE_LLM_MAX_RETRIES: "0" }))
+    )
+  }
+
+  it.scopedLive("openai: a compatible server that answers plain arrays whatever the format asked is read too", () =>
+    Effect.gen(function*() {
+      const transport = yield* openAiEmbedderAt(yield* compatibleServer([[0.25, -0.5], [1, 0]]))
+      expect(yield* transport.embed(["a", "b"])).toEqual([Float32Array.of(0.25, -0.5), Float32Array.of(1, 0)])
+    }))
+
+  for (const [what, embedding] of [
+    ["base64 of a length that is not whole float32 values", Buffer.from([1, 2, 3]).toString("base64")],
+    ["an array holding a string", [0.5, "0.5"]],
+    ["a value that is not finite", Buffer.from(Float32Array.of(0.5, Number.NaN).buffer).toString("base64")],
+    ["no vector at all", null]
+  ] as const) {
+    it.scopedLive(`openai: an embedding that is ${what} is ProviderUnavailable, never a stored vector`, () =>
+      Effect.gen(function*() {
+        const transport = yield* openAiEmbedderAt(yield* compatibleServer([embedding]))
+        const error = yield* Effect.flip(transport.embed(["a"]))
+        expect(error._tag).toBe("ProviderUnavailable")
+        expect(error.message).toBe("openai sent a reply in an unexpected format")
+      }))
+  }
 
   it.scopedLive("the gemini stub also answers a single embedContent", () =>
     Effect.gen(function*() {

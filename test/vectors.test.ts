@@ -38,7 +38,7 @@ describe("embeddings and the vector leg", () => {
         { key: "embedding_model", value: "stub-embed" }
       ])
       expect(queryStore(dataRoot, "alice", "SELECT count(*) AS n FROM turn_vectors")).toEqual([{ n: 2 }])
-      expect(stub.requests[0]?.body).toMatchObject({ model: "stub-embed", input: ["I bought a new car last week.", "My doctor says I am fine."], encoding_format: "float" })
+      expect(stub.requests[0]?.body).toMatchObject({ model: "stub-embed", input: ["I bought a new car last week.", "My doctor says I am fine."], encoding_format: "base64" })
     }))
 
   for (const dimensions of [48, 20]) {

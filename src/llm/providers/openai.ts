@@ -1,7 +1,7 @@
 import { Effect, Option, Redacted } from "effect"
 import OpenAI from "openai"
 import type { ProviderError } from "../../api/errors.js"
-import { type Origin, refused, statusFailure, timedOut, unreachable } from "../failures.js"
+import { type Origin, refused, statusFailure, timedOut, unreachable, unreadable } from "../failures.js"
 import type { CallPolicy } from "../retry.js"
 import { embedInBatches } from "./http.js"
 import type { Fetch } from "./nodeFetch.js"
@@ -27,6 +27,27 @@ const failure = (origin: Origin, timeoutMs: number) => (error: unknown): Provide
     return statusFailure(origin, error.status, { code: error.type ?? error.code ?? undefined, retryAfter: error.headers?.get("retry-after") })
   }
   return refused(origin, "the SDK could not complete the call")
+}
+
+/**
+ * One embedding as sent: base64 of little-endian float32 values, as asked (a quarter of the JSON
+ * and no number parsing), or the plain array a compatible server sends when it ignores the
+ * format. Undefined when it is neither, or holds a value that is not a finite number.
+ */
+const embeddingVector = (embedding: unknown): Float32Array | undefined => {
+  let vector: Float32Array
+  if (typeof embedding === "string") {
+    const bytes = Buffer.from(embedding, "base64")
+    if (bytes.length === 0 || bytes.length % 4 !== 0) return undefined
+    const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.length)
+    vector = new Float32Array(bytes.length / 4)
+    for (let i = 0; i < vector.length; i++) vector[i] = view.getFloat32(i * 4, true)
+  } else if (Array.isArray(embedding) && embedding.every((value) => typeof value === "number")) {
+    vector = Float32Array.from(embedding)
+  } else {
+    return undefined
+  }
+  return vector.every(Number.isFinite) ? vector : undefined
 }
 
 /** A JSON-schema name as the API accepts it. */
@@ -80,12 +101,15 @@ export const openAiEmbeddings = (endpoint: OpenAiEndpoint, dimensions: Option.Op
         openai.embeddings.create({
           model: endpoint.model,
           input: [...input],
-          encoding_format: "float",
+          encoding_format: "base64",
           ...Option.match(dimensions, { onNone: () => ({}), onSome: (n) => ({ dimensions: n }) })
         }, { signal }),
       catch: failure(origin, policy.timeoutMs)
     }).pipe(
-      Effect.map((response) => [...response.data].sort((a, b) => a.index - b.index).map((item) => Float32Array.from(item.embedding))),
+      Effect.flatMap((response) => {
+        const vectors = [...response.data].sort((a, b) => a.index - b.index).map((item) => embeddingVector(item.embedding))
+        return vectors.every((vector) => vector !== undefined) ? Effect.succeed(vectors) : Effect.fail(unreadable(origin))
+      }),
       Effect.withSpan("LlmProvider.embed", { attributes: { provider: "openai", model: endpoint.model, inputs: input.length } })
     )
   return {
