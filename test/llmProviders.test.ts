@@ -55,8 +55,17 @@ const withLlm = <A, E>(env: Record<string, string>, use: (llm: ActiveLlm, usage:
     return yield* use(llm, yield* LlmUsage)
   }).pipe(Effect.provide(configured(env)))
 
-const ask = (llm: ActiveLlm, question = "why?") =>
-  llm.generate({ operation: "answer", phase: "read", system: SYSTEM, input: { question }, schemaName: "verdict", schema: Verdict, maxTokens: 200, temperature: 0 })
+const ask = (llm: ActiveLlm, question = "why?", limits: { readonly maxTokens?: number; readonly temperature?: number } = {}) =>
+  llm.generate({
+    operation: "answer",
+    phase: "read",
+    system: SYSTEM,
+    input: { question },
+    schemaName: "verdict",
+    schema: Verdict,
+    maxTokens: limits.maxTokens ?? 200,
+    temperature: limits.temperature ?? 0
+  })
 
 /** A value inside a decoded JSON body, by keys. */
 const at = (value: unknown, ...keys: ReadonlyArray<string | number>): unknown =>
@@ -72,6 +81,7 @@ interface Wire {
   readonly serverError: number
   readonly errorCode: (status: number) => string | undefined
   readonly thoughts: number
+  readonly temperature: (body: unknown) => unknown
 }
 
 const WIRE: Record<StubProviderName, Wire> = {
@@ -82,7 +92,8 @@ const WIRE: Record<StubProviderName, Wire> = {
     auth: { authorization: `Bearer ${KEY}` },
     serverError: 500,
     errorCode: (status) => status === 429 ? "rate_limit_error" : "server_error",
-    thoughts: 0
+    thoughts: 0,
+    temperature: (body) => at(body, "temperature")
   },
   anthropic: {
     chatPath: "/v1/messages",
@@ -91,7 +102,8 @@ const WIRE: Record<StubProviderName, Wire> = {
     auth: { "x-api-key": KEY, "anthropic-version": "2023-06-01" },
     serverError: 529,
     errorCode: (status) => status === 429 ? "rate_limit_error" : "overloaded_error",
-    thoughts: 0
+    thoughts: 0,
+    temperature: (body) => at(body, "temperature")
   },
   gemini: {
     chatPath: "/v1beta/models/judge-1:generateContent",
@@ -100,7 +112,8 @@ const WIRE: Record<StubProviderName, Wire> = {
     auth: { "x-goog-api-key": KEY },
     serverError: 503,
     errorCode: (status) => status === 429 ? "RESOURCE_EXHAUSTED" : "UNAVAILABLE",
-    thoughts: 3
+    thoughts: 3,
+    temperature: (body) => at(body, "generationConfig", "temperature")
   },
   ollama: {
     chatPath: "/api/chat",
@@ -109,7 +122,8 @@ const WIRE: Record<StubProviderName, Wire> = {
     auth: { authorization: undefined },
     serverError: 500,
     errorCode: () => undefined,
-    thoughts: 0
+    thoughts: 0,
+    temperature: (body) => at(body, "options", "temperature")
   }
 }
 
@@ -201,6 +215,22 @@ for (const provider of STUB_PROVIDERS) {
           }))
       }))
 
+    if (provider === "openai") {
+      it.scopedLive("a 429 for a spent quota (insufficient_quota) is not retried: ProviderUnavailable", () =>
+        Effect.gen(function*() {
+          const running = yield* stub(provider)
+          yield* withLlm(envFor(running), (llm) =>
+            Effect.gen(function*() {
+              running.failNext(429, 2, undefined, "insufficient_quota")
+              const error = yield* Effect.flip(ask(llm))
+              expect(error._tag).toBe("ProviderUnavailable")
+              expect(error.message).toBe("openai answered with status 429 (insufficient_quota)")
+              expect(error.details).toMatchObject({ status: 429, provider_code: "insufficient_quota", retryable: false })
+              expect(running.chatCalls()).toBe(1)
+            }))
+        }))
+    }
+
     it.scopedLive(`a ${wire.serverError} past the budget is ProviderUnavailable; a 401 is not retried`, () =>
       Effect.gen(function*() {
         const running = yield* stub(provider)
@@ -249,6 +279,39 @@ for (const provider of STUB_PROVIDERS) {
             running.emptyNext(2)
             expect((yield* Effect.flip(ask(llm)))._tag).toBe("ProviderEmptyContent")
             expect(running.chatCalls()).toBe(2)
+          }))
+      }))
+
+    it.scopedLive("a reply cut off at the output-token limit is not asked again: ProviderInvalidOutput naming the limit", () =>
+      Effect.gen(function*() {
+        const running = yield* stub(provider)
+        yield* withLlm(envFor(running), (llm, usage) =>
+          Effect.gen(function*() {
+            // The verdict for this question is six words long: four tokens cut it mid-document.
+            const question = "why is the sky blue?"
+            expect((yield* ask(llm, question, { maxTokens: 6 + wire.thoughts })).value.answer).toBe(`echo ${question}`)
+            const limits = wire.thoughts > 0 ? [4, wire.thoughts] : [4]
+            for (const maxTokens of limits) {
+              const error = yield* Effect.flip(ask(llm, question, { maxTokens }))
+              expect(error._tag).toBe("ProviderInvalidOutput")
+              expect(error.message).toBe(`${provider}'s reply reached its limit of ${maxTokens} output tokens before the verdict document was complete`)
+              expect(error.details).toMatchObject({ provider, schema: "verdict", max_tokens: maxTokens, retryable: false })
+            }
+            // One call each: the successful one and one per limit, every one of them recorded.
+            expect(running.chatCalls()).toBe(1 + limits.length)
+            expect((yield* usage.snapshot).total.calls).toBe(1 + limits.length)
+          }))
+      }))
+
+    it.scopedLive(`temperature up to 2 is accepted${provider === "anthropic" ? ", sent as Anthropic's maximum of 1 above it" : ""}`, () =>
+      Effect.gen(function*() {
+        const running = yield* stub(provider)
+        yield* withLlm(envFor(running), (llm) =>
+          Effect.gen(function*() {
+            yield* ask(llm, "why?", { temperature: 1.5 })
+            expect(wire.temperature(lastChat(running).body)).toBe(provider === "anthropic" ? 1 : 1.5)
+            yield* ask(llm, "why?", { temperature: 0.7 })
+            expect(wire.temperature(lastChat(running).body)).toBe(0.7)
           }))
       }))
 

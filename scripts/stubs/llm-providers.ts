@@ -3,8 +3,10 @@
  * (paths, auth headers, structured-output parameter, reply and error bodies), answering chat with
  * a deterministic "brain" and embeddings with deterministic vectors. Usage is deterministic too:
  * prompt tokens are the words of system + user, completion tokens the words of the reply, and a
- * system text seen before counts as read from the prompt cache. Tests inject failures, malformed
- * or empty replies and hanging requests, and read back every request received.
+ * system text seen before counts as read from the prompt cache. A reply longer than the request's
+ * output-token limit is cut there and says so, as the providers do (Gemini's thinking tokens count
+ * against the limit). Tests inject failures, malformed or empty replies and hanging requests, and
+ * read back every request received.
  *
  * Run it: npx tsx scripts/stubs/llm-providers.ts <openai|anthropic|gemini|ollama> [port]
  */
@@ -51,8 +53,12 @@ export interface ProviderStub {
   readonly url: string
   readonly provider: StubProviderName
   readonly requests: Array<StubRequest>
-  /** The next `count` chat or embedding requests fail with this status, in the provider's error format. */
-  readonly failNext: (status: number, count?: number, retryAfterSeconds?: number) => void
+  /**
+   * The next `count` chat or embedding requests fail with this status, in the provider's error
+   * format: with the provider's own way of asking for a wait, and with `code` as its error type
+   * instead of the status's usual one.
+   */
+  readonly failNext: (status: number, count?: number, retryAfterSeconds?: number, code?: string) => void
   /** The next `count` chat replies are not JSON. */
   readonly malformedNext: (count?: number) => void
   /** The next `count` chat replies carry no content (a refusal or a safety stop). */
@@ -74,6 +80,8 @@ const record = (value: unknown): Json => typeof value === "object" && value !== 
 const list = (value: unknown): ReadonlyArray<unknown> => Array.isArray(value) ? value : []
 const text = (value: unknown): string => typeof value === "string" ? value : ""
 const words = (value: string) => value.match(/\S+/g)?.length ?? 0
+/** The text up to the end of its `count`th word. */
+const firstWords = (value: string, count: number) => (value.match(/\S+\s*/g) ?? []).slice(0, count).join("").trimEnd()
 /** A message content that is a string or a list of text parts. */
 const contentText = (content: unknown) => typeof content === "string" ? content : list(content).map((part) => text(record(part).text)).join("")
 const servedModel = (model: string) => `${model}-stub-2026`
@@ -91,15 +99,26 @@ interface Usage {
 
 type Route = { readonly kind: "chat" | "embed" | "embedOne"; readonly model: string }
 
+/** An injected error: the status, the provider's error type (its usual one for the status when absent), and a wait to ask for. */
+interface Failure {
+  readonly status: number
+  readonly code?: string | undefined
+  readonly retryAfterSeconds?: number | undefined
+}
+
 interface Dialect {
   readonly url: (port: number) => string
   readonly route: (path: string) => Route | undefined
   readonly authProblem: (headers: Record<string, string>) => { readonly status: number; readonly message: string } | undefined
-  readonly errorBody: (status: number, message: string) => unknown
-  /** The call, or why the request is refused (400). */
-  readonly chat: (body: Json, route: Route) => (StubChat & { readonly model: string }) | string
-  /** `reply` undefined: the provider's way of sending no content. */
-  readonly chatReply: (model: string, reply: string | undefined, usage: Usage) => unknown
+  readonly errorBody: (failure: Failure, message: string) => unknown
+  /** Headers of an error reply: where the provider asks for a wait, when it does so in a header. */
+  readonly errorHeaders: (failure: Failure) => Record<string, string>
+  /** The call and its output-token limit, or why the request is refused (400). */
+  readonly chat: (body: Json, route: Route) => (StubChat & { readonly model: string; readonly maxTokens: number | undefined }) | string
+  /** Tokens spent thinking before the reply, counted against the output limit. */
+  readonly thoughts: number
+  /** `reply` undefined: the provider's way of sending no content; `cutOff`: the reply stopped at the output limit. */
+  readonly chatReply: (model: string, reply: string | undefined, usage: Usage, cutOff: boolean) => unknown
   readonly embed?: (body: Json, route: Route, dimensions: number) => unknown
 }
 
@@ -141,15 +160,22 @@ const GOOGLE_STATUSES: Record<number, string> = {
 
 const missingKey = (present: boolean, status: number, message: string) => present ? undefined : { status, message }
 
+/** The standard Retry-After header, as OpenAI, Anthropic and Ollama's proxies send it. */
+const retryAfterHeader = (failure: Failure): Record<string, string> =>
+  failure.retryAfterSeconds === undefined ? {} : { "retry-after": String(failure.retryAfterSeconds) }
+
+const numberOr = (value: unknown) => typeof value === "number" ? value : undefined
+
 const openai: Dialect = {
   url: (port) => `http://127.0.0.1:${port}/v1`,
   route: (path) =>
     path === "/v1/chat/completions" ? { kind: "chat", model: "" } : path === "/v1/embeddings" ? { kind: "embed", model: "" } : undefined,
   authProblem: (headers) =>
     missingKey(/^Bearer \S+$/.test(headers.authorization ?? ""), 401, "You didn't provide an API key (Authorization: Bearer)."),
-  errorBody: (status, message) => ({
-    error: { message, type: OPENAI_TYPES[status] ?? "server_error", param: null, code: status === 401 ? "invalid_api_key" : null }
+  errorBody: ({ status, code }, message) => ({
+    error: { message, type: code ?? OPENAI_TYPES[status] ?? "server_error", param: null, code: code ?? (status === 401 ? "invalid_api_key" : null) }
   }),
+  errorHeaders: retryAfterHeader,
   chat: (body) => {
     const format = record(body.response_format)
     const schema = record(format.json_schema).schema
@@ -158,16 +184,17 @@ const openai: Dialect = {
     if (problem !== undefined) return `Invalid schema for response_format: ${problem}`
     const messages = list(body.messages).map(record)
     const of = (...roles: Array<string>) => messages.filter((m) => roles.includes(text(m.role))).map((m) => contentText(m.content)).join("\n")
-    return { model: text(body.model), system: of("system", "developer"), user: of("user"), schema }
+    return { model: text(body.model), system: of("system", "developer"), user: of("user"), schema, maxTokens: numberOr(body.max_completion_tokens) ?? numberOr(body.max_tokens) }
   },
-  chatReply: (model, reply, usage) => ({
+  thoughts: 0,
+  chatReply: (model, reply, usage, cutOff) => ({
     id: `chatcmpl-stub-${usage.prompt}-${usage.completion}`,
     object: "chat.completion",
     created: 1767225600,
     model: servedModel(model),
     choices: [{
       index: 0,
-      finish_reason: "stop",
+      finish_reason: cutOff ? "length" : "stop",
       message: { role: "assistant", content: reply ?? null, refusal: reply === undefined ? "I can't help with that." : null }
     }],
     usage: {
@@ -198,23 +225,26 @@ const anthropic: Dialect = {
   authProblem: (headers) =>
     missingKey((headers["x-api-key"] ?? "") !== "", 401, "x-api-key header is required") ??
       missingKey((headers["anthropic-version"] ?? "") !== "", 400, "anthropic-version: header is required"),
-  errorBody: (status, message) => ({ type: "error", error: { type: ANTHROPIC_TYPES[status] ?? "api_error", message } }),
+  errorBody: ({ status, code }, message) => ({ type: "error", error: { type: code ?? ANTHROPIC_TYPES[status] ?? "api_error", message } }),
+  errorHeaders: retryAfterHeader,
   chat: (body) => {
     const format = record(record(body.output_config).format)
     if (format.type !== "json_schema" || !isJson(format.schema)) return "output_config.format of type json_schema with a schema is required"
     if (typeof body.max_tokens !== "number") return "max_tokens: Field required"
+    if (typeof body.temperature === "number" && (body.temperature < 0 || body.temperature > 1)) return "temperature: range: 0..1"
     const problem = strictProblem(format.schema)
     if (problem !== undefined) return `output_config.format.schema: ${problem}`
     const user = list(body.messages).map(record).filter((m) => m.role === "user").map((m) => contentText(m.content)).join("\n")
-    return { model: text(body.model), system: contentText(body.system), user, schema: format.schema }
+    return { model: text(body.model), system: contentText(body.system), user, schema: format.schema, maxTokens: body.max_tokens }
   },
-  chatReply: (model, reply, usage) => ({
+  thoughts: 0,
+  chatReply: (model, reply, usage, cutOff) => ({
     id: `msg_stub${usage.prompt}x${usage.completion}`,
     type: "message",
     role: "assistant",
     model: servedModel(model),
-    content: reply === undefined ? [] : [{ type: "text", text: reply }],
-    stop_reason: reply === undefined ? "refusal" : "end_turn",
+    content: reply === undefined || reply === "" ? [] : [{ type: "text", text: reply }],
+    stop_reason: cutOff ? "max_tokens" : reply === undefined ? "refusal" : "end_turn",
     stop_sequence: null,
     usage: {
       input_tokens: usage.prompt - usage.cacheRead - usage.cacheCreation,
@@ -238,7 +268,16 @@ const gemini: Dialect = {
   },
   authProblem: (headers) =>
     missingKey((headers["x-goog-api-key"] ?? "") !== "", 401, "Method doesn't allow unregistered callers. Please use an API key."),
-  errorBody: (status, message) => ({ error: { code: status, message, status: GOOGLE_STATUSES[status] ?? "INTERNAL" } }),
+  // Google asks for a wait in the error's details (google.rpc.RetryInfo), not in a header.
+  errorBody: ({ status, code, retryAfterSeconds }, message) => ({
+    error: {
+      code: status,
+      message,
+      status: code ?? GOOGLE_STATUSES[status] ?? "INTERNAL",
+      ...(retryAfterSeconds === undefined ? {} : { details: [{ "@type": "type.googleapis.com/google.rpc.RetryInfo", retryDelay: `${retryAfterSeconds}s` }] })
+    }
+  }),
+  errorHeaders: () => ({}),
   chat: (body, route) => {
     const config = record(body.generationConfig)
     if (!isJson(config.responseJsonSchema) || config.responseMimeType !== "application/json") {
@@ -246,13 +285,19 @@ const gemini: Dialect = {
     }
     const parts = (content: unknown) => list(record(content).parts).map((part) => text(record(part).text)).join("")
     const user = list(body.contents).map(record).filter((c) => c.role === undefined || c.role === "user").map(parts).join("\n")
-    return { model: route.model, system: parts(body.systemInstruction), user, schema: config.responseJsonSchema }
+    return { model: route.model, system: parts(body.systemInstruction), user, schema: config.responseJsonSchema, maxTokens: numberOr(config.maxOutputTokens) }
   },
-  chatReply: (model, reply, usage) => ({
+  thoughts: THOUGHTS,
+  chatReply: (model, reply, usage, cutOff) => ({
     candidates: [
       reply === undefined
         ? { finishReason: "SAFETY", index: 0, safetyRatings: [{ category: "HARM_CATEGORY_DANGEROUS_CONTENT", probability: "HIGH", blocked: true }] }
-        : { content: { role: "model", parts: [{ text: reply }] }, finishReason: "STOP", index: 0 }
+        : {
+          // A limit reached while thinking leaves a candidate with no content at all.
+          ...(reply === "" ? {} : { content: { role: "model", parts: [{ text: reply }] } }),
+          finishReason: cutOff ? "MAX_TOKENS" : "STOP",
+          index: 0
+        }
     ],
     usageMetadata: {
       promptTokenCount: usage.prompt,
@@ -282,19 +327,21 @@ const ollama: Dialect = {
   url: (port) => `http://127.0.0.1:${port}`,
   route: (path) => path === "/api/chat" ? { kind: "chat", model: "" } : path === "/api/embed" ? { kind: "embed", model: "" } : undefined,
   authProblem: () => undefined,
-  errorBody: (_status, message) => ({ error: message }),
+  errorBody: (_failure, message) => ({ error: message }),
+  errorHeaders: retryAfterHeader,
   chat: (body) => {
     if (!isJson(body.format)) return "format must be a JSON schema for this stub"
     const messages = list(body.messages).map(record)
     const of = (role: string) => messages.filter((m) => m.role === role).map((m) => text(m.content)).join("\n")
-    return { model: text(body.model), system: of("system"), user: of("user"), schema: body.format }
+    return { model: text(body.model), system: of("system"), user: of("user"), schema: body.format, maxTokens: numberOr(record(body.options).num_predict) }
   },
-  chatReply: (model, reply, usage) => ({
+  thoughts: 0,
+  chatReply: (model, reply, usage, cutOff) => ({
     model: servedModel(model),
     created_at: "2026-01-01T00:00:00Z",
     message: { role: "assistant", content: reply ?? "" },
     done: true,
-    done_reason: "stop",
+    done_reason: cutOff ? "length" : "stop",
     prompt_eval_count: usage.prompt,
     eval_count: usage.completion
   }),
@@ -325,7 +372,7 @@ export const startProviderStub = (options: ProviderStubOptions): Promise<Provide
     let delayMs = options.delayMs ?? 0
     let embedDelayMs = options.embedDelayMs ?? 0
     const requests: Array<StubRequest> = []
-    const failures: Array<{ readonly status: number; readonly retryAfterSeconds: number | undefined }> = []
+    const failures: Array<Failure> = []
     const pending = { malformed: 0, empty: 0, hang: 0 }
     const hanging = new Set<NodeHttp.ServerResponse>()
     const timers = new Set<NodeJS.Timeout>()
@@ -347,7 +394,7 @@ export const startProviderStub = (options: ProviderStubOptions): Promise<Provide
       response.on("finish", () => (received.ms = performance.now() - arrived))
       const send = (status: number, payload: unknown, extra: Record<string, string> = {}) =>
         response.writeHead(status, { "content-type": "application/json", ...extra }).end(JSON.stringify(payload))
-      const refuse = (status: number, message: string) => send(status, dialect.errorBody(status, message))
+      const refuse = (status: number, message: string) => send(status, dialect.errorBody({ status }, message))
 
       const route = request.method === "POST" ? dialect.route(path) : undefined
       if (route === undefined || (route.kind !== "chat" && dialect.embed === undefined)) {
@@ -363,8 +410,7 @@ export const startProviderStub = (options: ProviderStubOptions): Promise<Provide
       }
       const failure = failures.shift()
       if (failure !== undefined) {
-        const retryAfter: Record<string, string> = failure.retryAfterSeconds === undefined ? {} : { "retry-after": String(failure.retryAfterSeconds) }
-        return send(failure.status, dialect.errorBody(failure.status, `stub-injected failure for key ${keyHint(headers)}`), retryAfter)
+        return send(failure.status, dialect.errorBody(failure, `stub-injected failure for key ${keyHint(headers)}`), dialect.errorHeaders(failure))
       }
       if (route.kind !== "chat") {
         const reply = dialect.embed!(body, route, dimensions)
@@ -388,16 +434,20 @@ export const startProviderStub = (options: ProviderStubOptions): Promise<Provide
           return refuse(500, "the stub's respond function failed")
         }
       }
+      // The thinking comes first; what is left of the limit bounds the reply.
+      const room = call.maxTokens === undefined ? Number.POSITIVE_INFINITY : Math.max(0, call.maxTokens - dialect.thoughts)
+      const cutOff = reply !== undefined && words(reply) > room
+      if (cutOff) reply = firstWords(reply!, room)
       const systemWords = words(call.system)
       const cached = seenSystems.has(call.system)
       seenSystems.add(call.system)
       const usage: Usage = {
         prompt: systemWords + words(call.user),
-        completion: words(reply ?? "I can't help with that."),
+        completion: cutOff ? room : words(reply ?? "I can't help with that."),
         cacheRead: cached ? systemWords : 0,
         cacheCreation: cached ? 0 : systemWords
       }
-      after(delayMs, () => send(200, dialect.chatReply(call.model, reply, usage)))
+      after(delayMs, () => send(200, dialect.chatReply(call.model, reply, usage, cutOff)))
     }
 
     /** Runs `answer` after `ms`, at once when 0; a pending answer is cancelled when the stub closes. */
@@ -425,8 +475,8 @@ export const startProviderStub = (options: ProviderStubOptions): Promise<Provide
         url: dialect.url(port),
         provider: options.provider,
         requests,
-        failNext: (status, count = 1, retryAfterSeconds) => {
-          for (let i = 0; i < count; i++) failures.push({ status, retryAfterSeconds })
+        failNext: (status, count = 1, retryAfterSeconds, code) => {
+          for (let i = 0; i < count; i++) failures.push({ status, code, retryAfterSeconds })
         },
         malformedNext: (count = 1) => void (pending.malformed += count),
         emptyNext: (count = 1) => void (pending.empty += count),

@@ -40,7 +40,9 @@ export const statusFailure = (
     ...(wait === undefined ? {} : { retry_after_seconds: wait })
   }
   const said = `status ${status}${code === undefined ? "" : ` (${code})`}`
-  return status === 429
+  // OpenAI also answers 429 when the account's quota is spent, which no wait mends.
+  const quotaSpent = code === "insufficient_quota"
+  return status === 429 && !quotaSpent
     ? new ProviderRateLimited({ message: `${origin.provider} rate-limited the request: ${said}`, details: { ...details, retryable: true } })
     : new ProviderUnavailable({ message: `${origin.provider} answered with ${said}`, details: { ...details, retryable: status === 408 || status >= 500 } })
 }

@@ -13,7 +13,9 @@ const BACKOFF_START = Duration.millis(200)
 const BACKOFF_CAP = Duration.seconds(5)
 const RETRY_AFTER_CAP_MS = 10_000
 
-const isTransient = (error: ProviderError) => error._tag !== "ProviderUnavailable" || error.details.retryable === true
+/** Unavailability is transient only when marked so; any other failure unless marked otherwise. */
+const isTransient = (error: ProviderError) =>
+  error._tag === "ProviderUnavailable" ? error.details.retryable === true : error.details.retryable !== false
 
 const providerDelay = (error: ProviderError) => {
   const seconds = error.details.retry_after_seconds

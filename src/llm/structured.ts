@@ -18,6 +18,13 @@ const invalidOutput = (origin: Origin, schemaName: string, attempts: number) =>
     details: { ...origin, schema: schemaName, attempts }
   })
 
+/** A cut-off reply is cut off again when asked again with the same limit: it is not retried. */
+const cutOff = (origin: Origin, schemaName: string, maxTokens: number) =>
+  new ProviderInvalidOutput({
+    message: `${origin.provider}'s reply reached its limit of ${maxTokens} output tokens before the ${schemaName} document was complete`,
+    details: { ...origin, schema: schemaName, max_tokens: maxTokens, retryable: false }
+  })
+
 interface Compiled<A> {
   readonly jsonSchema: Record<string, unknown>
   readonly decode: (text: string) => Effect.Effect<A, ParseResult.ParseError>
@@ -64,10 +71,14 @@ export const generate = <A, I>(
         calls.push(reply.usage)
         return record(request.operation, reply.usage)
       }),
-      Effect.flatMap((reply): Effect.Effect<A, ProviderError> =>
-        reply.text.trim() === ""
-          ? Effect.fail(emptyContent(origin))
-          : Effect.mapError(decode(reply.text), () => invalidOutput(origin, request.schemaName, calls.length)))
+      Effect.flatMap((reply): Effect.Effect<A, ProviderError> => {
+        // A reply that stopped at the limit yet decodes is whole: the limit was just enough.
+        const unusable = (otherwise: () => ProviderError) =>
+          reply.cutOff ? cutOff(origin, request.schemaName, request.maxTokens) : otherwise()
+        return reply.text.trim() === ""
+          ? Effect.fail(unusable(() => emptyContent(origin)))
+          : Effect.mapError(decode(reply.text), () => unusable(() => invalidOutput(origin, request.schemaName, calls.length)))
+      })
     )
     return Effect.map(withPolicy(origin, policy, attempt), (value) => ({ value, calls: [...calls] }))
   }).pipe(

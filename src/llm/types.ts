@@ -18,6 +18,8 @@ export interface ChatRequest {
 export interface ChatReply {
   /** The reply's text (the JSON document); "" when the provider sent no content. */
   readonly text: string
+  /** The provider stopped the reply at the output-token limit. */
+  readonly cutOff: boolean
   readonly usage: CallUsage
 }
 

@@ -15,6 +15,7 @@ const Count = Schema.optional(Schema.NullOr(Schema.Number))
 const Reply = Schema.Struct({
   model: Schema.String,
   content: Schema.Array(Schema.Struct({ type: Schema.String, text: Schema.optional(Schema.String) })),
+  stop_reason: Schema.optional(Schema.NullOr(Schema.String)),
   usage: Schema.optional(Schema.Struct({
     input_tokens: Count,
     output_tokens: Count,
@@ -38,7 +39,8 @@ export const anthropicChat = (client: HttpClient.HttpClient, endpoint: Anthropic
         body: {
           model: endpoint.model,
           max_tokens: request.maxTokens,
-          temperature: request.temperature,
+          // The Messages API takes 0..1; the service's requests allow up to 2, as OpenAI's and Gemini's do.
+          temperature: Math.min(request.temperature, 1),
           system: request.system,
           messages: [{ role: "user", content: request.user }],
           output_config: { format: { type: "json_schema", schema: request.jsonSchema } }
@@ -55,6 +57,7 @@ export const anthropicChat = (client: HttpClient.HttpClient, endpoint: Anthropic
           const prompt = input + cacheRead + cacheCreation
           return {
             text: reply.content.flatMap((block) => block.type === "text" && block.text !== undefined ? [block.text] : []).join(""),
+            cutOff: reply.stop_reason === "max_tokens",
             usage: {
               phase: request.phase,
               model: endpoint.model,

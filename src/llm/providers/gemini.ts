@@ -17,7 +17,8 @@ const Count = Schema.optional(Schema.Number)
 
 const Reply = Schema.Struct({
   candidates: Schema.optional(Schema.Array(Schema.Struct({
-    content: Schema.optional(Schema.Struct({ parts: Schema.optional(Schema.Array(Schema.Struct({ text: Schema.optional(Schema.String) }))) }))
+    content: Schema.optional(Schema.Struct({ parts: Schema.optional(Schema.Array(Schema.Struct({ text: Schema.optional(Schema.String) }))) })),
+    finishReason: Schema.optional(Schema.String)
   }))),
   usageMetadata: Schema.optional(Schema.Struct({
     promptTokenCount: Count,
@@ -34,6 +35,18 @@ const Embeddings = Schema.Struct({ embeddings: Schema.Array(Schema.Struct({ valu
 const ErrorBody = Schema.Struct({ error: Schema.Struct({ status: Schema.String }) })
 const errorStatus = (body: unknown) => Option.getOrUndefined(Option.map(Schema.decodeUnknownOption(ErrorBody)(body), ({ error }) => error.status))
 
+const RETRY_INFO = "type.googleapis.com/google.rpc.RetryInfo"
+const ErrorDetails = Schema.Struct({
+  error: Schema.Struct({ details: Schema.Array(Schema.Struct({ "@type": Schema.String, retryDelay: Schema.optional(Schema.String) })) })
+})
+
+/** Google asks for a wait in the error's details (`RetryInfo`, a duration such as "38s"), not in a header. */
+const retryDelaySeconds = (body: unknown) =>
+  Option.getOrUndefined(Option.flatMap(Schema.decodeUnknownOption(ErrorDetails)(body), ({ error }) => {
+    const delay = error.details.find((detail) => detail["@type"] === RETRY_INFO)?.retryDelay
+    return Option.fromNullable(delay === undefined ? undefined : /^(\d+(?:\.\d+)?)s$/.exec(delay)?.[1])
+  }))
+
 /** The model's id as the path wants it, with or without the `models/` prefix given. */
 const modelId = (model: string) => encodeURIComponent(model.replace(/^models\//, ""))
 
@@ -42,7 +55,8 @@ const post = (client: HttpClient.HttpClient, origin: Origin, endpoint: GeminiEnd
     url: `${endpoint.baseUrl}/v1beta/models/${modelId(endpoint.model)}:${method}`,
     headers: { "x-goog-api-key": Redacted.value(endpoint.apiKey), "content-type": "application/json" },
     body,
-    errorCode: errorStatus
+    errorCode: errorStatus,
+    bodyRetryAfter: retryDelaySeconds
   })
 
 export const geminiChat = (client: HttpClient.HttpClient, endpoint: GeminiEndpoint): ChatTransport => {
@@ -69,6 +83,8 @@ export const geminiChat = (client: HttpClient.HttpClient, endpoint: GeminiEndpoi
           return {
             // No candidate, or one without parts (a safety stop), is no content.
             text: (reply.candidates?.[0]?.content?.parts ?? []).map((part) => part.text ?? "").join(""),
+            // Thinking counts against the limit: it can leave no room for the reply at all.
+            cutOff: reply.candidates?.[0]?.finishReason === "MAX_TOKENS",
             usage: {
               phase: request.phase,
               model: endpoint.model,

@@ -12,6 +12,8 @@ export interface JsonPost {
   readonly body: unknown
   /** The provider's error type or code in an error body, when it has one. */
   readonly errorCode: (body: unknown) => string | undefined
+  /** The wait in seconds an error body asks for, for a provider that says it there rather than in Retry-After. */
+  readonly bodyRetryAfter?: (body: unknown) => string | undefined
 }
 
 /** POSTs a JSON body; a reply of status ≥ 400 becomes the matching provider error. */
@@ -28,7 +30,10 @@ export const postJson = (client: HttpClient.HttpClient, origin: Origin, post: Js
           // An error body that is not JSON still fails with the status; only its code is lost.
           Effect.orElseSucceed(() => undefined),
           Effect.flatMap((body) =>
-            Effect.fail(statusFailure(origin, response.status, { code: post.errorCode(body), retryAfter: response.headers["retry-after"] })))
+            Effect.fail(statusFailure(origin, response.status, {
+              code: post.errorCode(body),
+              retryAfter: response.headers["retry-after"] ?? post.bodyRetryAfter?.(body)
+            })))
         )
         : Effect.mapError(response.json, () => unreadable(origin))),
     Effect.catchTag("ResponseError", () => Effect.fail(unreachable(origin)))

@@ -17,6 +17,7 @@ const EMBED_BATCH = 64
 const Reply = Schema.Struct({
   model: Schema.String,
   message: Schema.optional(Schema.Struct({ content: Schema.optional(Schema.String) })),
+  done_reason: Schema.optional(Schema.String),
   prompt_eval_count: Schema.optional(Schema.Number),
   eval_count: Schema.optional(Schema.Number)
 })
@@ -55,6 +56,7 @@ export const ollamaChat = (client: HttpClient.HttpClient, endpoint: OllamaEndpoi
           const completion = reply.eval_count ?? 0
           return {
             text: reply.message?.content ?? "",
+            cutOff: reply.done_reason === "length",
             usage: {
               phase: request.phase,
               model: endpoint.model,

@@ -70,12 +70,14 @@ export const openAiChat = (endpoint: OpenAiEndpoint, policy: CallPolicy, fetch: 
           }, { signal }),
         catch: failure(origin, policy.timeoutMs)
       }).pipe(Effect.map((response) => {
-        const message = response.choices[0]?.message
+        const choice = response.choices[0]
+        const message = choice?.message
         const usage = response.usage
         // A refusal is not the requested document: it counts as no content.
         const text = message === undefined || (message.refusal ?? "") !== "" ? "" : (message.content ?? "")
         return {
           text,
+          cutOff: choice?.finish_reason === "length",
           usage: {
             phase: request.phase,
             model: endpoint.model,
