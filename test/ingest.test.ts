@@ -131,7 +131,13 @@ describe("POST /v1/memories refusals", () => {
       const empty = yield* post(baseUrl, { user_id: "u", messages: [] })
       expect(errors(empty.body)[0]).toMatchObject({ type: "too_short", loc: ["body", "messages"] })
       const role = yield* post(baseUrl, { user_id: "u", messages: [{ role: "robot", content: "x" }] })
-      expect(errors(role.body)[0]).toMatchObject({ type: "literal_error", loc: ["body", "messages", 0, "role"] })
+      expect(errors(role.body)).toEqual([{
+        type: "literal_error",
+        loc: ["body", "messages", 0, "role"],
+        msg: "Input should be 'user', 'assistant' or 'system'",
+        input: "robot",
+        ctx: { expected: "'user', 'assistant' or 'system'" }
+      }])
       const extra = yield* post(baseUrl, { user_id: "u", messages: [{ content: "x" }], mode: "fast" })
       expect(errors(extra.body)[0]).toMatchObject({ type: "extra_forbidden", loc: ["body", "mode"] })
     }))

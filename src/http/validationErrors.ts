@@ -24,6 +24,17 @@ const literalList = (literals: ReadonlyArray<unknown>) => {
 const annotatedType = (ast: AST.AST): Option.Option<ValidationTypeAnnotation> =>
   AST.getAnnotation<ValidationTypeAnnotation>(ast, ValidationTypeId)
 
+/** A union's literals other than null, when literals are all it holds (a closed set of values, nullable or not). */
+const literalMembers = (ast: AST.Union): ReadonlyArray<AST.Literal> | undefined => {
+  const members = ast.types.filter((member) => !(member._tag === "Literal" && member.literal === null))
+  return members.length > 0 && members.every((member) => member._tag === "Literal") ? members as ReadonlyArray<AST.Literal> : undefined
+}
+
+const literalError = (literals: ReadonlyArray<AST.Literal>, loc: Loc, input: unknown): FieldError => {
+  const expected = literalList(literals.map((member) => member.literal))
+  return { type: "literal_error", loc, msg: `Input should be ${expected}`, input, ctx: { expected } }
+}
+
 const typeError = (ast: AST.AST, loc: Loc, input: unknown): FieldError => {
   const annotated = annotatedType(ast)
   if (Option.isSome(annotated)) return { ...annotated.value, loc, input }
@@ -40,17 +51,13 @@ const typeError = (ast: AST.AST, loc: Loc, input: unknown): FieldError => {
       return loc.length <= 1
         ? { type: "model_attributes_type", loc, msg: "Input should be a valid dictionary or object to extract fields from", input }
         : { type: "dict_type", loc, msg: "Input should be a valid dictionary", input }
-    case "Literal": {
-      const expected = literalList([ast.literal])
-      return { type: "literal_error", loc, msg: `Input should be ${expected}`, input, ctx: { expected } }
-    }
+    case "Literal":
+      return literalError([ast], loc, input)
     case "Union": {
-      const members = ast.types.filter((member) => !(member._tag === "Literal" && member.literal === null))
-      if (members.length > 0 && members.every((member) => member._tag === "Literal")) {
-        const expected = literalList(members.map((member) => (member as AST.Literal).literal))
-        return { type: "literal_error", loc, msg: `Input should be ${expected}`, input, ctx: { expected } }
-      }
-      return members[0] === undefined ? { type: "value_error", loc, msg: "Invalid value", input } : typeError(members[0], loc, input)
+      const literals = literalMembers(ast)
+      if (literals !== undefined) return literalError(literals, loc, input)
+      const first = ast.types.find((member) => !(member._tag === "Literal" && member.literal === null))
+      return first === undefined ? { type: "value_error", loc, msg: "Invalid value", input } : typeError(first, loc, input)
     }
     case "Refinement":
     case "Transformation":
@@ -100,6 +107,9 @@ const walk = (issue: ParseResult.ParseIssue, loc: Loc, parent: unknown, out: Arr
       return
     }
     case "Composite": {
+      // A value outside a closed set fails each of its literals: one error names them all.
+      const literals = AST.isUnion(issue.ast) ? literalMembers(issue.ast) : undefined
+      if (literals !== undefined) return void out.push(literalError(literals, loc, issue.actual))
       const issues = Array.isArray(issue.issues) ? issue.issues : [issue.issues]
       for (const inner of issues) walk(inner, loc, parent, out)
       return
