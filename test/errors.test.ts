@@ -200,10 +200,22 @@ describe("bodies the schema decoder never sees", () => {
       expect(answer).toContain("\"code\":\"payload_too_large\"")
     }))
 
+  it.scoped("a structured +json type is read as JSON, also in its validation errors", () =>
+    Effect.gen(function*() {
+      const { baseUrl } = yield* startServer()
+      for (const type of ["application/merge-patch+json", "application/vnd.api+json; charset=utf-8"]) {
+        const minted = yield* rawFetch(`${baseUrl}/v1/admin/keys`, jsonPost(JSON.stringify({ name: "plus-json" }), type))
+        expect(minted.status, type).toBe(201)
+        const refused = yield* rawFetch(`${baseUrl}/v1/admin/keys`, jsonPost(JSON.stringify({ name: 7 }), type))
+        expect(refused.status, type).toBe(422)
+        expect(errorsOf(refused.body), type).toMatchObject([{ type: "string_type", loc: ["body", "name"] }])
+      }
+    }))
+
   it.scoped("a body read as bytes (no JSON, text or form type) that fails validation is answered, not left hanging", () =>
     Effect.gen(function*() {
       const { baseUrl } = yield* startServer()
-      for (const type of ["application/octet-stream", "application/vnd.api+json", "application/xml"]) {
+      for (const type of ["application/octet-stream", "application/pdf", "application/xml"]) {
         const response = yield* rawFetch(`${baseUrl}/v1/admin/keys`, { ...jsonPost("{\"name\": \"\"}", type), signal: AbortSignal.timeout(5_000) })
         expect(response.status, type).toBe(422)
         expect((response.body as { code: string }).code).toBe("validation_error")

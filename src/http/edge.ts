@@ -23,6 +23,7 @@ import {
   PayloadTooLarge,
   ValidationError
 } from "../api/errors.js"
+import { bodyContentType, plusJsonAsJson } from "./contentType.js"
 import type { CorsPolicy } from "./cors.js"
 import { limitJsonDepth, tooDeepAt } from "./jsonDepth.js"
 import { allowedMethods, matchRoute, type RouteInputs } from "./routes.js"
@@ -48,7 +49,7 @@ export const validationFailed = (errors: ReadonlyArray<FieldError>) =>
  * as a stream, which cannot be read twice (waiting for it would never end): none.
  */
 const decodedBody = (request: HttpServerRequest.HttpServerRequest): Effect.Effect<Option.Option<unknown>> => {
-  const contentType = (request.headers["content-type"] ?? "application/json").toLowerCase().trim()
+  const contentType = bodyContentType(request)
   if (contentType.includes("application/json")) return Effect.asSome(Effect.orElseSucceed(request.json, () => null))
   if (contentType.includes("multipart/form-data")) return Effect.succeedNone
   if (contentType.includes("x-www-form-urlencoded")) {
@@ -224,7 +225,7 @@ export const edgeLayer = (options: { readonly maxBodyBytes: number; readonly cor
       const declared = request.headers["content-length"]
       if (declared !== undefined && Number(declared) > options.maxBodyBytes) return errorResponse(payloadTooLarge(options.maxBodyBytes))
       return yield* app.pipe(
-        Effect.provideService(HttpServerRequest.HttpServerRequest, limitJsonDepth(request)),
+        Effect.provideService(HttpServerRequest.HttpServerRequest, limitJsonDepth(plusJsonAsJson(request))),
         HttpIncomingMessage.withMaxBodySize(Option.some(options.maxBodyBytes)),
         Effect.catchAllCause(handleFailure(options.maxBodyBytes))
       )
