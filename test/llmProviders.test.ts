@@ -336,6 +336,36 @@ for (const provider of STUB_PROVIDERS) {
   })
 }
 
+describe("gemini thinking", () => {
+  const question = "why is the sky blue?"
+  const replyWords = 6
+
+  it.scopedLive("a 2.5 Flash model is told not to think: the whole limit is the reply's", () =>
+    Effect.gen(function*() {
+      const running = yield* stub("gemini")
+      yield* withLlm(envFor(running, { SERVICE_LLM_MODEL: "gemini-2.5-flash" }), (llm) =>
+        Effect.gen(function*() {
+          const generated = yield* ask(llm, question, { maxTokens: replyWords })
+          expect(generated.value.answer).toBe(`echo ${question}`)
+          expect(at(running.requests.at(-1)!.body, "generationConfig", "thinkingConfig")).toEqual({ thinkingBudget: 0 })
+          expect(generated.calls[0]!.completion_tokens).toBe(replyWords)
+        }))
+    }))
+
+  it.scopedLive("another model is sent no thinking budget (a Pro model refuses 0), and its thinking counts against the limit", () =>
+    Effect.gen(function*() {
+      const running = yield* stub("gemini")
+      yield* withLlm(envFor(running, { SERVICE_LLM_MODEL: "gemini-2.5-pro" }), (llm) =>
+        Effect.gen(function*() {
+          const generated = yield* ask(llm, question, { maxTokens: replyWords + WIRE.gemini.thoughts })
+          expect(at(running.requests.at(-1)!.body, "generationConfig", "thinkingConfig")).toBeUndefined()
+          expect(generated.calls[0]!.completion_tokens).toBe(replyWords + WIRE.gemini.thoughts)
+          const error = yield* Effect.flip(ask(llm, question, { maxTokens: replyWords }))
+          expect(error.details).toMatchObject({ max_tokens: replyWords, retryable: false })
+        }))
+    }))
+})
+
 describe("embeddings", () => {
   const texts = Array.from({ length: 130 }, (_, i) => `memory number ${i} about ${i % 2 === 0 ? "cars" : "films"}`)
   const EMBED: Record<"openai" | "gemini" | "ollama", { readonly path: string; readonly batchSizes: (body: unknown) => number }> = {

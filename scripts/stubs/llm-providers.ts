@@ -95,6 +95,7 @@ interface Usage {
   readonly completion: number
   readonly cacheRead: number
   readonly cacheCreation: number
+  readonly thoughts: number
 }
 
 type Route = { readonly kind: "chat" | "embed" | "embedOne"; readonly model: string }
@@ -113,10 +114,11 @@ interface Dialect {
   readonly errorBody: (failure: Failure, message: string) => unknown
   /** Headers of an error reply: where the provider asks for a wait, when it does so in a header. */
   readonly errorHeaders: (failure: Failure) => Record<string, string>
-  /** The call and its output-token limit, or why the request is refused (400). */
-  readonly chat: (body: Json, route: Route) => (StubChat & { readonly model: string; readonly maxTokens: number | undefined }) | string
-  /** Tokens spent thinking before the reply, counted against the output limit. */
-  readonly thoughts: number
+  /**
+   * The call, its output-token limit and the tokens spent thinking before the reply (counted
+   * against the limit), or why the request is refused (400).
+   */
+  readonly chat: (body: Json, route: Route) => (StubChat & { readonly model: string; readonly maxTokens: number | undefined; readonly thoughts: number }) | string
   /** `reply` undefined: the provider's way of sending no content; `cutOff`: the reply stopped at the output limit. */
   readonly chatReply: (model: string, reply: string | undefined, usage: Usage, cutOff: boolean) => unknown
   readonly embed?: (body: Json, route: Route, dimensions: number) => unknown
@@ -184,9 +186,8 @@ const openai: Dialect = {
     if (problem !== undefined) return `Invalid schema for response_format: ${problem}`
     const messages = list(body.messages).map(record)
     const of = (...roles: Array<string>) => messages.filter((m) => roles.includes(text(m.role))).map((m) => contentText(m.content)).join("\n")
-    return { model: text(body.model), system: of("system", "developer"), user: of("user"), schema, maxTokens: numberOr(body.max_completion_tokens) ?? numberOr(body.max_tokens) }
+    return { model: text(body.model), system: of("system", "developer"), user: of("user"), schema, maxTokens: numberOr(body.max_completion_tokens) ?? numberOr(body.max_tokens), thoughts: 0 }
   },
-  thoughts: 0,
   chatReply: (model, reply, usage, cutOff) => ({
     id: `chatcmpl-stub-${usage.prompt}-${usage.completion}`,
     object: "chat.completion",
@@ -235,9 +236,8 @@ const anthropic: Dialect = {
     const problem = strictProblem(format.schema)
     if (problem !== undefined) return `output_config.format.schema: ${problem}`
     const user = list(body.messages).map(record).filter((m) => m.role === "user").map((m) => contentText(m.content)).join("\n")
-    return { model: text(body.model), system: contentText(body.system), user, schema: format.schema, maxTokens: body.max_tokens }
+    return { model: text(body.model), system: contentText(body.system), user, schema: format.schema, maxTokens: body.max_tokens, thoughts: 0 }
   },
-  thoughts: 0,
   chatReply: (model, reply, usage, cutOff) => ({
     id: `msg_stub${usage.prompt}x${usage.completion}`,
     type: "message",
@@ -285,9 +285,18 @@ const gemini: Dialect = {
     }
     const parts = (content: unknown) => list(record(content).parts).map((part) => text(record(part).text)).join("")
     const user = list(body.contents).map(record).filter((c) => c.role === undefined || c.role === "user").map(parts).join("\n")
-    return { model: route.model, system: parts(body.systemInstruction), user, schema: config.responseJsonSchema, maxTokens: numberOr(config.maxOutputTokens) }
+    // Models think unless told not to; the Pro models cannot be told so.
+    const thinkingOff = record(config.thinkingConfig).thinkingBudget === 0
+    if (thinkingOff && route.model.includes("-pro")) return "Budget 0 is invalid. This model only works in thinking mode."
+    return {
+      model: route.model,
+      system: parts(body.systemInstruction),
+      user,
+      schema: config.responseJsonSchema,
+      maxTokens: numberOr(config.maxOutputTokens),
+      thoughts: thinkingOff ? 0 : THOUGHTS
+    }
   },
-  thoughts: THOUGHTS,
   chatReply: (model, reply, usage, cutOff) => ({
     candidates: [
       reply === undefined
@@ -302,8 +311,8 @@ const gemini: Dialect = {
     usageMetadata: {
       promptTokenCount: usage.prompt,
       candidatesTokenCount: usage.completion,
-      thoughtsTokenCount: THOUGHTS,
-      totalTokenCount: usage.prompt + usage.completion + THOUGHTS,
+      ...(usage.thoughts === 0 ? {} : { thoughtsTokenCount: usage.thoughts }),
+      totalTokenCount: usage.prompt + usage.completion + usage.thoughts,
       ...(usage.cacheRead === 0 ? {} : { cachedContentTokenCount: usage.cacheRead })
     },
     modelVersion: servedModel(model),
@@ -333,9 +342,8 @@ const ollama: Dialect = {
     if (!isJson(body.format)) return "format must be a JSON schema for this stub"
     const messages = list(body.messages).map(record)
     const of = (role: string) => messages.filter((m) => m.role === role).map((m) => text(m.content)).join("\n")
-    return { model: text(body.model), system: of("system"), user: of("user"), schema: body.format, maxTokens: numberOr(record(body.options).num_predict) }
+    return { model: text(body.model), system: of("system"), user: of("user"), schema: body.format, maxTokens: numberOr(record(body.options).num_predict), thoughts: 0 }
   },
-  thoughts: 0,
   chatReply: (model, reply, usage, cutOff) => ({
     model: servedModel(model),
     created_at: "2026-01-01T00:00:00Z",
@@ -435,7 +443,7 @@ export const startProviderStub = (options: ProviderStubOptions): Promise<Provide
         }
       }
       // The thinking comes first; what is left of the limit bounds the reply.
-      const room = call.maxTokens === undefined ? Number.POSITIVE_INFINITY : Math.max(0, call.maxTokens - dialect.thoughts)
+      const room = call.maxTokens === undefined ? Number.POSITIVE_INFINITY : Math.max(0, call.maxTokens - call.thoughts)
       const cutOff = reply !== undefined && words(reply) > room
       if (cutOff) reply = firstWords(reply!, room)
       const systemWords = words(call.system)
@@ -445,7 +453,8 @@ export const startProviderStub = (options: ProviderStubOptions): Promise<Provide
         prompt: systemWords + words(call.user),
         completion: cutOff ? room : words(reply ?? "I can't help with that."),
         cacheRead: cached ? systemWords : 0,
-        cacheCreation: cached ? 0 : systemWords
+        cacheCreation: cached ? 0 : systemWords,
+        thoughts: call.thoughts
       }
       after(delayMs, () => send(200, dialect.chatReply(call.model, reply, usage, cutOff)))
     }

@@ -47,6 +47,13 @@ const retryDelaySeconds = (body: unknown) =>
     return Option.fromNullable(delay === undefined ? undefined : /^(\d+(?:\.\d+)?)s$/.exec(delay)?.[1])
   }))
 
+/**
+ * Gemini counts thinking against maxOutputTokens, so a model that thinks at will can spend a
+ * task's whole limit before its reply. The 2.5 Flash models can be told not to think, which
+ * these structured tasks do not need; the others cannot (they refuse a budget of 0).
+ */
+const thinkingConfig = (model: string) => /^(?:models\/)?gemini-2\.5-flash/.test(model) ? { thinkingConfig: { thinkingBudget: 0 } } : {}
+
 /** The model's id as the path wants it, with or without the `models/` prefix given. */
 const modelId = (model: string) => encodeURIComponent(model.replace(/^models\//, ""))
 
@@ -71,7 +78,8 @@ export const geminiChat = (client: HttpClient.HttpClient, endpoint: GeminiEndpoi
           responseMimeType: "application/json",
           responseJsonSchema: request.jsonSchema,
           maxOutputTokens: request.maxTokens,
-          temperature: request.temperature
+          temperature: request.temperature,
+          ...thinkingConfig(endpoint.model)
         }
       }).pipe(
         Effect.flatMap((body) => Effect.mapError(Schema.decodeUnknown(Reply)(body), () => unreadable(origin))),
