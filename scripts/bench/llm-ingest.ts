@@ -6,8 +6,8 @@
  * the server's peak RSS during a 500-session batch. Each phase writes to a fresh user, so no phase
  * pays for a store the others filled. The one-client sync phase runs again with the stub answering
  * after a few milliseconds: the same work, on a machine that has not idled in between. Last, the
- * same sessions go through a bare relay that makes one typical session's provider calls and nothing
- * else: the part of the overhead that the machine's transport alone costs.
+ * same sessions go through two relays that make one typical session's provider calls and nothing
+ * else: a bare one (what the machine's transport alone costs) and one on the service's stack.
  *
  * The server runs from the compiled build, as `npm start` runs it; the stub runs in this process.
  * Usage: npm run bench:llm [-- --sessions 100 --delay 50 --embed-delay 50 --warm-delay 5 --concurrency 8 --batch 500]
@@ -325,20 +325,26 @@ const typicalRequests = (sessions: ReadonlyArray<SessionSample>) => {
   return [...sessions].reverse().find((s) => s.provider.length === common)!.provider
 }
 
+/** The two floors: what the machine's transport alone costs, and what the service's stack adds to it. */
+const FLOORS = [
+  { script: "relay.ts", label: "a bare node:http relay (the machine's floor)" },
+  { script: "stack-relay.ts", label: "an HttpApi server with the openai package and the service's schemas, nothing else (the stack's floor)" }
+] as const
+
 /**
- * The same sequential sessions through the bare relay (scripts/bench/relay.ts), which replays one
- * session's provider requests and nothing else: the overhead at each delay that the machine's
- * transport and JSON alone cost.
+ * The same sequential sessions through a relay (scripts/bench/relay.ts or stack-relay.ts) that
+ * replays one session's provider requests and nothing else: the overhead at each delay that
+ * making these calls costs on this machine, without the service's own work.
  */
-const runRelay = async (stub: ProviderStub, dataRoot: string, requests: ReadonlyArray<StubRequest>) => {
+const runRelay = async (stub: ProviderStub, dataRoot: string, requests: ReadonlyArray<StubRequest>, floor: (typeof FLOORS)[number]) => {
   const configFile = NodePath.join(dataRoot, "relay.json")
   const config: RelayConfig = { stubUrl: stub.url, requests: requests.map(({ body, path }) => ({ path, body })), reply: { facts_extracted: 0 } }
   NodeFs.writeFileSync(configFile, JSON.stringify(config))
-  const relay = await startListening([...process.execArgv, NodePath.join(import.meta.dirname, "relay.ts"), configFile])
+  const relay = await startListening([...process.execArgv, NodePath.join(import.meta.dirname, floor.script), configFile])
   try {
-    const { atDelay, atWarmDelay } = await runSequential(relay.port, stub, "relay")
+    const { atDelay, atWarmDelay } = await runSequential(relay.port, stub, floor.script)
     const figure = (sessions: ReadonlyArray<SessionSample>) => spread(overheadOf(sessions).overhead)
-    return `the same ${requests.length} provider calls through a bare node:http relay (the machine's floor): ` +
+    return `the same ${requests.length} provider calls through ${floor.label}: ` +
       `${figure(atDelay.perSession)} at ${DELAY_MS} ms; ${figure(atWarmDelay.perSession)} at ${WARM_DELAY_MS} ms`
   } finally {
     await relay.stop()
@@ -374,7 +380,8 @@ const main = async () => {
     const rssBefore = rssMiB(server.pid)
     const batchSync = await runBatch(server.port, server.pid, "batch-sync", false)
     const batchAsync = await runBatch(server.port, server.pid, "batch-async", true)
-    const floor = await runRelay(stub, dataRoot, typicalRequests(warm.perSession))
+    const floors: Array<string> = []
+    for (const floor of FLOORS) floors.push(await runRelay(stub, dataRoot, typicalRequests(warm.perSession), floor))
 
     console.log("phase          clients  sessions  seconds  sessions/s   p50 ms   p95 ms   p99 ms")
     const warmPhase = { ...warm.phase, name: `sync, ${WARM_DELAY_MS} ms` }
@@ -383,7 +390,7 @@ const main = async () => {
     console.log(`per session (sync, 1 client): ${callCounts(sequential.perSession)}`)
     console.log(overheadLine(`chat answered after ${DELAY_MS} ms, embeddings after ${EMBED_DELAY_MS} ms`, sequential.perSession))
     console.log(overheadLine(`both answered after ${WARM_DELAY_MS} ms`, warm.perSession))
-    console.log(floor)
+    for (const floor of floors) console.log(floor)
     console.log(`server RSS: ${mib(rssBefore)} before the batches, peak ${mib(batchSync.peak)} during the sync batch, ${mib(batchAsync.peak)} during the async one`)
   } finally {
     agent.destroy()
