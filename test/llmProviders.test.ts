@@ -132,6 +132,31 @@ const lastChat = (running: ProviderStub) => running.requests.filter((request) =>
 /** Leaks nothing of the key, whatever the provider's error body said. */
 const expectNoKey = (error: unknown) => expect(JSON.stringify(error)).not.toContain(KEY.slice(-4))
 
+/** An OpenAI-compatible endpoint on loopback (not the stub) that answers every call with this body. */
+const compatibleServer = (reply: unknown) =>
+  Effect.acquireRelease(
+    Effect.async<NodeHttp.Server>((resume) => {
+      const server = NodeHttp.createServer((request, response) => {
+        request.resume()
+        request.on("end", () => {
+          response.writeHead(200, { "content-type": "application/json" })
+          response.end(JSON.stringify(reply))
+        })
+      })
+      server.listen(0, "127.0.0.1", () => resume(Effect.succeed(server)))
+    }),
+    (server) => Effect.async<void>((resume) => {
+      server.close(() => resume(Effect.void))
+    })
+  )
+
+const compatibleEnv = (server: NodeHttp.Server) => ({
+  SERVICE_LLM_PROVIDER: "openai",
+  SERVICE_LLM_API_KEY: KEY,
+  SERVICE_LLM_BASE_URL: `http://127.0.0.1:${(server.address() as AddressInfo).port}/v1`,
+  SERVICE_LLM_MAX_RETRIES: "0"
+})
+
 for (const provider of STUB_PROVIDERS) {
   const wire = WIRE[provider]
 
@@ -216,6 +241,36 @@ for (const provider of STUB_PROVIDERS) {
       }))
 
     if (provider === "openai") {
+      it.scopedLive("a reasoning model that refuses a temperature is asked again without one, and never sent one after", () =>
+        Effect.gen(function*() {
+          const running = yield* stub(provider)
+          yield* withLlm(envFor(running, { SERVICE_LLM_MODEL: "gpt-5-mini" }), (llm, usage) =>
+            Effect.gen(function*() {
+              expect((yield* ask(llm)).value.answer).toBe("echo why?")
+              expect((yield* ask(llm, "and then?")).value.answer).toBe("echo and then?")
+              const chats = running.requests.filter((request) => request.path === wire.chatPath)
+              expect(chats.map((request) => at(request.body, "temperature"))).toEqual([0, undefined, undefined])
+              expect((yield* usage.snapshot).total.calls).toBe(2)
+            }))
+        }))
+
+      it.scopedLive("a compatible server's `usage: null` is no usage, not zero tokens", () =>
+        Effect.gen(function*() {
+          const server = yield* compatibleServer({
+            id: "chatcmpl-1",
+            object: "chat.completion",
+            created: 1767225600,
+            model: "judge-1",
+            choices: [{ index: 0, finish_reason: "stop", message: { role: "assistant", content: JSON.stringify({ answer: "yes", score: 1, tags: [] }), refusal: null } }],
+            usage: null
+          })
+          yield* withLlm(compatibleEnv(server), (llm) =>
+            Effect.gen(function*() {
+              const generated = yield* ask(llm)
+              expect(generated.calls[0]).toMatchObject({ usage_available: false, total_tokens: 0 })
+            }))
+        }))
+
       it.scopedLive("a 429 for a spent quota (insufficient_quota) is not retried: ProviderUnavailable", () =>
         Effect.gen(function*() {
           const running = yield* stub(provider)
@@ -446,34 +501,15 @@ describe("embeddings", () => {
       expect(split.embeddingsReason).toBe("no embedding provider is configured (SERVICE_EMBED_API_KEY is unset for gemini)")
     }))
 
-  /** An OpenAI-compatible embeddings endpoint on loopback that answers every call with these items. */
-  const compatibleServer = (items: ReadonlyArray<unknown>) =>
-    Effect.acquireRelease(
-      Effect.async<NodeHttp.Server>((resume) => {
-        const server = NodeHttp.createServer((request, response) => {
-          request.resume()
-          request.on("end", () => {
-            response.writeHead(200, { "content-type": "application/json" })
-            response.end(JSON.stringify({ object: "list", model: "embed-1", data: items.map((embedding, index) => ({ object: "embedding", index, embedding })), usage: { prompt_tokens: 2, total_tokens: 2 } }))
-          })
-        })
-        server.listen(0, "127.0.0.1", () => resume(Effect.succeed(server)))
-      }),
-      (server) => Effect.async<void>((resume) => {
-        server.close(() => resume(Effect.void))
-      })
-    )
+  const openAiEmbedderAt = (server: NodeHttp.Server) =>
+    Effect.map(LlmProvider, (llm) => Option.getOrThrow(llm.embeddings)).pipe(Effect.provide(configured(compatibleEnv(server))))
 
-  const openAiEmbedderAt = (server: NodeHttp.Server) => {
-    const { port } = server.address() as AddressInfo
-    return Effect.map(LlmProvider, (llm) => Option.getOrThrow(llm.embeddings)).pipe(
-      Effect.provide(configured({ SERVICE_LLM_PROVIDER: "openai", SERVICE_LLM_API_KEY: KEY, SERVICE_LLM_BASE_URL: `http://127.0.0.1:${port}/v1`, SERVICE_LLM_MAX_RETRIES: "0" }))
-    )
-  }
+  const embeddingsReply = (items: ReadonlyArray<unknown>) =>
+    ({ object: "list", model: "embed-1", data: items.map((embedding, index) => ({ object: "embedding", index, embedding })), usage: { prompt_tokens: 2, total_tokens: 2 } })
 
   it.scopedLive("openai: a compatible server that answers plain arrays whatever the format asked is read too", () =>
     Effect.gen(function*() {
-      const transport = yield* openAiEmbedderAt(yield* compatibleServer([[0.25, -0.5], [1, 0]]))
+      const transport = yield* openAiEmbedderAt(yield* compatibleServer(embeddingsReply([[0.25, -0.5], [1, 0]])))
       expect(yield* transport.embed(["a", "b"])).toEqual([Float32Array.of(0.25, -0.5), Float32Array.of(1, 0)])
     }))
 
@@ -485,7 +521,7 @@ describe("embeddings", () => {
   ] as const) {
     it.scopedLive(`openai: an embedding that is ${what} is ProviderUnavailable, never a stored vector`, () =>
       Effect.gen(function*() {
-        const transport = yield* openAiEmbedderAt(yield* compatibleServer([embedding]))
+        const transport = yield* openAiEmbedderAt(yield* compatibleServer(embeddingsReply([embedding])))
         const error = yield* Effect.flip(transport.embed(["a"]))
         expect(error._tag).toBe("ProviderUnavailable")
         expect(error.message).toBe("openai sent a reply in an unexpected format")

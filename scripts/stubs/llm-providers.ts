@@ -116,9 +116,12 @@ interface Dialect {
   readonly errorHeaders: (failure: Failure) => Record<string, string>
   /**
    * The call, its output-token limit and the tokens spent thinking before the reply (counted
-   * against the limit), or why the request is refused (400).
+   * against the limit); or why the request is refused (400), as a message or a whole error body.
    */
-  readonly chat: (body: Json, route: Route) => (StubChat & { readonly model: string; readonly maxTokens: number | undefined; readonly thoughts: number }) | string
+  readonly chat: (body: Json, route: Route) =>
+    | (StubChat & { readonly model: string; readonly maxTokens: number | undefined; readonly thoughts: number })
+    | string
+    | { readonly refusal: unknown }
   /** `reply` undefined: the provider's way of sending no content; `cutOff`: the reply stopped at the output limit. */
   readonly chatReply: (model: string, reply: string | undefined, usage: Usage, cutOff: boolean) => unknown
   readonly embed?: (body: Json, route: Route, dimensions: number) => unknown
@@ -179,6 +182,19 @@ const openai: Dialect = {
   }),
   errorHeaders: retryAfterHeader,
   chat: (body) => {
+    // The reasoning models take only their default temperature, and name the parameter refused.
+    if (/^(?:o\d|gpt-5)/.test(text(body.model)) && body.temperature !== undefined && body.temperature !== 1) {
+      return {
+        refusal: {
+          error: {
+            message: `Unsupported value: 'temperature' does not support ${String(body.temperature)} with this model. Only the default (1) value is supported.`,
+            type: "invalid_request_error",
+            param: "temperature",
+            code: "unsupported_value"
+          }
+        }
+      }
+    }
     const format = record(body.response_format)
     const schema = record(format.json_schema).schema
     if (format.type !== "json_schema" || !isJson(schema)) return "response_format of type json_schema with a schema is required"
@@ -428,6 +444,7 @@ export const startProviderStub = (options: ProviderStubOptions): Promise<Provide
 
       const call = dialect.chat(body, route)
       if (typeof call === "string") return refuse(400, call)
+      if ("refusal" in call) return send(400, call.refusal)
       let reply: string | undefined
       if (pending.empty > 0) {
         pending.empty--

@@ -5,7 +5,7 @@ import { type Origin, refused, statusFailure, timedOut, unreachable, unreadable 
 import type { CallPolicy } from "../retry.js"
 import { embedInBatches } from "./http.js"
 import type { Fetch } from "./nodeFetch.js"
-import type { ChatTransport, EmbedTransport } from "../types.js"
+import type { ChatRequest, ChatTransport, EmbedTransport } from "../types.js"
 
 export interface OpenAiEndpoint {
   readonly model: string
@@ -53,44 +53,59 @@ const embeddingVector = (embedding: unknown): Float32Array | undefined => {
 /** A JSON-schema name as the API accepts it. */
 const schemaName = (name: string) => name.replace(/[^A-Za-z0-9_-]/g, "_").slice(0, 64) || "reply"
 
+/** OpenAI's reasoning models take only their default temperature: a 400 names the parameter. */
+const temperatureRefused = (error: unknown) => error instanceof OpenAI.BadRequestError && error.param === "temperature"
+
 export const openAiChat = (endpoint: OpenAiEndpoint, policy: CallPolicy, fetch: Fetch): ChatTransport => {
   const openai = client(endpoint, policy, fetch)
   const origin: Origin = { provider: "openai", model: endpoint.model }
+  // Learnt from the first refusal, then kept: the model's temperature is its default from then on.
+  let sendTemperature = true
+  const create = (request: ChatRequest) =>
+    Effect.tryPromise({
+      try: (signal) =>
+        openai.chat.completions.create({
+          model: endpoint.model,
+          messages: [{ role: "system", content: request.system }, { role: "user", content: request.user }],
+          response_format: { type: "json_schema", json_schema: { name: schemaName(request.schemaName), strict: true, schema: request.jsonSchema } },
+          max_completion_tokens: request.maxTokens,
+          ...(sendTemperature ? { temperature: request.temperature } : {})
+        }, { signal }),
+      catch: (error) => error
+    })
   return {
     ...origin,
     chat: (request) =>
-      Effect.tryPromise({
-        try: (signal) =>
-          openai.chat.completions.create({
-            model: endpoint.model,
-            messages: [{ role: "system", content: request.system }, { role: "user", content: request.user }],
-            response_format: { type: "json_schema", json_schema: { name: schemaName(request.schemaName), strict: true, schema: request.jsonSchema } },
-            max_completion_tokens: request.maxTokens,
-            temperature: request.temperature
-          }, { signal }),
-        catch: failure(origin, policy.timeoutMs)
-      }).pipe(Effect.map((response) => {
-        const choice = response.choices[0]
-        const message = choice?.message
-        const usage = response.usage
-        // A refusal is not the requested document: it counts as no content.
-        const text = message === undefined || (message.refusal ?? "") !== "" ? "" : (message.content ?? "")
-        return {
-          text,
-          cutOff: choice?.finish_reason === "length",
-          usage: {
-            phase: request.phase,
-            model: endpoint.model,
-            served_model: response.model,
-            usage_available: usage !== undefined,
-            prompt_tokens: usage?.prompt_tokens ?? 0,
-            completion_tokens: usage?.completion_tokens ?? 0,
-            total_tokens: usage?.total_tokens ?? 0,
-            cached_input_tokens: usage?.prompt_tokens_details?.cached_tokens ?? 0,
-            cache_creation_input_tokens: 0
+      create(request).pipe(
+        Effect.catchIf((error) => sendTemperature && temperatureRefused(error), () => {
+          sendTemperature = false
+          return create(request)
+        }),
+        Effect.mapError(failure(origin, policy.timeoutMs)),
+        Effect.map((response) => {
+          const choice = response.choices[0]
+          const message = choice?.message
+          // A compatible server may send `usage: null`: that is no usage, not zero tokens.
+          const usage = response.usage ?? undefined
+          // A refusal is not the requested document: it counts as no content.
+          const text = message === undefined || (message.refusal ?? "") !== "" ? "" : (message.content ?? "")
+          return {
+            text,
+            cutOff: choice?.finish_reason === "length",
+            usage: {
+              phase: request.phase,
+              model: endpoint.model,
+              served_model: response.model,
+              usage_available: usage !== undefined,
+              prompt_tokens: usage?.prompt_tokens ?? 0,
+              completion_tokens: usage?.completion_tokens ?? 0,
+              total_tokens: usage?.total_tokens ?? 0,
+              cached_input_tokens: usage?.prompt_tokens_details?.cached_tokens ?? 0,
+              cache_creation_input_tokens: 0
+            }
           }
-        }
-      }))
+        })
+      )
   }
 }
 
