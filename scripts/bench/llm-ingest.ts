@@ -336,15 +336,12 @@ const FLOORS = [
  * replays one session's provider requests and nothing else: the overhead at each delay that
  * making these calls costs on this machine, without the service's own work.
  */
-const runRelay = async (stub: ProviderStub, dataRoot: string, requests: ReadonlyArray<StubRequest>, floor: (typeof FLOORS)[number]) => {
-  const configFile = NodePath.join(dataRoot, "relay.json")
-  const config: RelayConfig = { stubUrl: stub.url, requests: requests.map(({ body, path }) => ({ path, body })), reply: { facts_extracted: 0 } }
-  NodeFs.writeFileSync(configFile, JSON.stringify(config))
+const runRelay = async (stub: ProviderStub, configFile: string, calls: number, floor: (typeof FLOORS)[number]) => {
   const relay = await startListening([...process.execArgv, NodePath.join(import.meta.dirname, floor.script), configFile])
   try {
     const { atDelay, atWarmDelay } = await runSequential(relay.port, stub, floor.script)
     const figure = (sessions: ReadonlyArray<SessionSample>) => spread(overheadOf(sessions).overhead)
-    return `the same ${requests.length} provider calls through ${floor.label}: ` +
+    return `the same ${calls} provider calls through ${floor.label}: ` +
       `${figure(atDelay.perSession)} at ${DELAY_MS} ms; ${figure(atWarmDelay.perSession)} at ${WARM_DELAY_MS} ms`
   } finally {
     await relay.stop()
@@ -380,8 +377,12 @@ const main = async () => {
     const rssBefore = rssMiB(server.pid)
     const batchSync = await runBatch(server.port, server.pid, "batch-sync", false)
     const batchAsync = await runBatch(server.port, server.pid, "batch-async", true)
+    const requests = typicalRequests(warm.perSession)
+    const relayConfig = NodePath.join(dataRoot, "relay.json")
+    const config: RelayConfig = { stubUrl: stub.url, requests: requests.map(({ body, path }) => ({ path, body })), reply: { facts_extracted: 0 } }
+    NodeFs.writeFileSync(relayConfig, JSON.stringify(config))
     const floors: Array<string> = []
-    for (const floor of FLOORS) floors.push(await runRelay(stub, dataRoot, typicalRequests(warm.perSession), floor))
+    for (const floor of FLOORS) floors.push(await runRelay(stub, relayConfig, requests.length, floor))
 
     console.log("phase          clients  sessions  seconds  sessions/s   p50 ms   p95 ms   p99 ms")
     const warmPhase = { ...warm.phase, name: `sync, ${WARM_DELAY_MS} ms` }

@@ -19,6 +19,7 @@ import * as NodeHttp from "node:http"
 import OpenAI from "openai"
 import { AddMemoriesRequest } from "../../src/api/MemoriesApi.js"
 import { nodeFetch } from "../../src/llm/providers/nodeFetch.js"
+import { embeddingVector } from "../../src/llm/providers/openai.js"
 import { Extraction, Reconciliation } from "../../src/llm/tasks.js"
 import type { RelayConfig } from "./relay.js"
 
@@ -44,12 +45,7 @@ const chat = (openai: OpenAI, body: ChatBody) =>
 const embed = (openai: OpenAI, body: OpenAI.EmbeddingCreateParams) =>
   Effect.map(
     Effect.tryPromise((signal) => openai.embeddings.create(body, { signal })),
-    (reply) =>
-      reply.data.map((item) => {
-        const embedding: unknown = item.embedding
-        const bytes = typeof embedding === "string" ? Buffer.from(embedding, "base64") : Buffer.from(Float32Array.from(embedding as Array<number>).buffer)
-        return new Float32Array(bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.length))
-      })
+    (reply) => reply.data.map((item) => embeddingVector(item.embedding))
   )
 
 const Api = HttpApi.make("stack-relay").add(

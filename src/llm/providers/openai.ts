@@ -34,7 +34,7 @@ const failure = (origin: Origin, timeoutMs: number) => (error: unknown): Provide
  * and no number parsing), or the plain array a compatible server sends when it ignores the
  * format. Undefined when it is neither, or holds a value that is not a finite number.
  */
-const embeddingVector = (embedding: unknown): Float32Array | undefined => {
+export const embeddingVector = (embedding: unknown): Float32Array | undefined => {
   let vector: Float32Array
   if (typeof embedding === "string") {
     const bytes = Buffer.from(embedding, "base64")
