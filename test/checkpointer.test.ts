@@ -4,8 +4,8 @@ import Database from "better-sqlite3"
 import { Effect, Exit, Logger, Scope } from "effect"
 import * as NodeFs from "node:fs"
 import * as NodePath from "node:path"
-import { CHECKPOINT_EVERY, makeCheckpointer } from "../src/store/checkpointer.js"
-import { makeSqliteClient } from "../src/store/sqliteClient.js"
+import { CHECKPOINT_EVERY, makeCheckpointer } from "../src/storage/sqlite/checkpointer.js"
+import { makeSqliteClient } from "../src/storage/sqlite/client.js"
 import { tempDataRoot } from "./support/server.js"
 
 /** The rows the database file holds by itself, without its WAL: what checkpoints have moved there. */

@@ -4,7 +4,7 @@ import { describe, expect, it } from "@effect/vitest"
 import Database from "better-sqlite3"
 import { Effect } from "effect"
 import * as NodePath from "node:path"
-import { RetrievalQueries } from "../src/store/user/retrieval.js"
+import { RetrievalQueries } from "../src/storage/sqlite/user/retrieval.js"
 import { ingestTurn, startServer } from "./support/server.js"
 import { seedFacts } from "./support/stores.js"
 

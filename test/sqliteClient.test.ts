@@ -3,7 +3,7 @@ import type { SqlClient } from "@effect/sql"
 import { describe, expect, it } from "@effect/vitest"
 import { Deferred, Effect, Either, Fiber } from "effect"
 import * as NodePath from "node:path"
-import { makeSqliteClient } from "../src/store/sqliteClient.js"
+import { makeSqliteClient } from "../src/storage/sqlite/client.js"
 import { tempDataRoot } from "./support/server.js"
 
 const client = () =>

@@ -4,7 +4,7 @@ import * as NodeFs from "node:fs"
 import * as NodePath from "node:path"
 import { AppConfig } from "../src/config/AppConfig.js"
 import Database from "better-sqlite3"
-import { IDLE_GRACE, StoreCache } from "../src/services/StoreCache.js"
+import { IDLE_GRACE, StoreCache } from "../src/storage/sqlite/StoreCache.js"
 import { API_KEY, apiClient, startServer, tempDataRoot } from "./support/server.js"
 import { queryStore } from "./support/stores.js"
 

@@ -2,7 +2,7 @@ import { describe, expect, it } from "@effect/vitest"
 import { ConfigProvider, Effect, Exit, Scope } from "effect"
 import * as NodeHttp from "node:http"
 import type { AddressInfo } from "node:net"
-import { TracingLive } from "../src/services/Tracing.js"
+import { TracingLive } from "../src/services/observability/Tracing.js"
 import { authHeaders, rawFetch, startServer } from "./support/server.js"
 
 /** A loopback OTLP/HTTP collector that keeps every trace export it receives. */

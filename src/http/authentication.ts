@@ -4,8 +4,8 @@ import * as NodeCrypto from "node:crypto"
 import { Authentication } from "../api/Authentication.js"
 import { Unauthorized } from "../api/errors.js"
 import { AppConfig } from "../config/AppConfig.js"
-import { ApiKeys } from "../services/ApiKeys.js"
-import { noteCaller } from "../services/AuditContext.js"
+import { ApiKeys } from "../services/admin/ApiKeys.js"
+import { noteCaller } from "./currentRequest.js"
 
 /**
  * The key a request presents: the Bearer token of `Authorization` (scheme matched in any case),

@@ -1,7 +1,7 @@
 import { type HttpApp, HttpApp as App, HttpServerRequest, HttpServerResponse } from "@effect/platform"
 import { Effect, Option } from "effect"
 import * as NodeCrypto from "node:crypto"
-import { CurrentRequest, type RequestInfo } from "../services/AuditContext.js"
+import { CurrentRequest, type RequestInfo } from "./currentRequest.js"
 import { presentedKey } from "./authentication.js"
 import type { CorsPolicy } from "./cors.js"
 import { matchRoute } from "./routes.js"

@@ -21,8 +21,8 @@ import { MemoriesLive } from "./handlers/memories.js"
 import { ObservabilityLive } from "./handlers/observability.js"
 import { RetrievalLive } from "./handlers/retrieval.js"
 import { McpHttpLive } from "../mcp/http.js"
-import { RequestLog } from "../services/RequestLog.js"
-import { RequestMetrics } from "../services/RequestMetrics.js"
+import { RequestLog } from "../services/admin/RequestLog.js"
+import { RequestMetrics } from "../services/observability/RequestMetrics.js"
 import { requestContext, type ServedRequest } from "./requestContext.js"
 
 const SHUTTING_DOWN = JSON.stringify(errorEnvelope(new ServiceUnavailable({ message: "the service is shutting down; retry shortly", details: {} })))

@@ -1,6 +1,6 @@
 import { Effect, type ParseResult, Schema } from "effect"
 import { ProviderEmptyContent, type ProviderError, ProviderInvalidOutput } from "../api/errors.js"
-import type { LlmOperation } from "../services/LlmUsage.js"
+import type { LlmOperation } from "./LlmUsage.js"
 import type { Origin } from "./failures.js"
 import { providerJsonSchema } from "./jsonSchema.js"
 import { type CallPolicy, withPolicy } from "./retry.js"

@@ -1,7 +1,7 @@
 import type { Effect, Schema } from "effect"
 import type { ProviderError } from "../api/errors.js"
 import type { LlmProviderName } from "../config/AppConfig.js"
-import type { LlmOperation } from "../services/LlmUsage.js"
+import type { LlmOperation } from "./LlmUsage.js"
 import type { CallUsage } from "./usage.js"
 
 /** One chat call in a provider's JSON-schema mode: a system text, one user message, a schema for the reply. */

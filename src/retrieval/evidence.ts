@@ -1,5 +1,5 @@
-import { factMetadata, type FactRow } from "../store/user/facts.js"
-import type { FactRole, FactSource, TurnRow } from "../store/user/retrieval.js"
+import { factMetadata, type FactRow } from "../storage/sqlite/user/facts.js"
+import type { FactRole, FactSource, TurnRow } from "../storage/sqlite/user/retrieval.js"
 import type { Route } from "./fusion.js"
 
 /** One piece of evidence as search returns it in a hit's `metadata` (and context renders it). */

@@ -2,9 +2,9 @@ import { HttpApiBuilder } from "@effect/platform"
 import { Effect } from "effect"
 import { ApiKeyList, RequestLogEntry, RequestLogPage } from "../../api/AdminApi.js"
 import { MemoryApi } from "../../api/Api.js"
-import { AdminViews } from "../../services/AdminViews.js"
-import { ApiKeys } from "../../services/ApiKeys.js"
-import { RequestLog } from "../../services/RequestLog.js"
+import { AdminViews } from "../../services/admin/AdminViews.js"
+import { ApiKeys } from "../../services/admin/ApiKeys.js"
+import { RequestLog } from "../../services/admin/RequestLog.js"
 import { orNotFound } from "./orNotFound.js"
 
 export const AdminLive = HttpApiBuilder.group(MemoryApi, "admin", (handlers) =>

@@ -1,7 +1,7 @@
 import { HttpApiBuilder } from "@effect/platform"
 import { Effect } from "effect"
 import { MemoryApi } from "../../api/Api.js"
-import { Answerer } from "../../services/Answerer.js"
+import { Answerer } from "../../services/recall/Answerer.js"
 
 export const AnswerLive = HttpApiBuilder.group(MemoryApi, "answer", (handlers) =>
   Effect.gen(function*() {

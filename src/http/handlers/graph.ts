@@ -1,7 +1,7 @@
 import { HttpApiBuilder } from "@effect/platform"
 import { Effect } from "effect"
 import { MemoryApi } from "../../api/Api.js"
-import { Graph } from "../../services/Graph.js"
+import { Graph } from "../../services/graph/Graph.js"
 
 export const GraphLive = HttpApiBuilder.group(MemoryApi, "graph", (handlers) =>
   Effect.map(Graph, (graph) =>

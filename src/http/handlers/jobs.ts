@@ -1,7 +1,7 @@
 import { HttpApiBuilder } from "@effect/platform"
 import { Effect } from "effect"
 import { MemoryApi } from "../../api/Api.js"
-import { Jobs } from "../../services/Jobs.js"
+import { Jobs } from "../../services/jobs/Jobs.js"
 import { orNotFound } from "./orNotFound.js"
 
 export const JobsLive = HttpApiBuilder.group(MemoryApi, "jobs", (handlers) =>

@@ -1,8 +1,8 @@
 import { HttpApiBuilder } from "@effect/platform"
 import { Effect } from "effect"
 import { MemoryApi } from "../../api/Api.js"
-import { currentAuditContext } from "../../services/AuditContext.js"
-import { Maintenance } from "../../services/Maintenance.js"
+import { currentAuditContext } from "../currentRequest.js"
+import { Maintenance } from "../../services/maintenance/Maintenance.js"
 
 export const MaintenanceLive = HttpApiBuilder.group(MemoryApi, "maintenance", (handlers) =>
   Effect.gen(function*() {

@@ -1,11 +1,11 @@
 import { HttpApiBuilder } from "@effect/platform"
 import { Effect } from "effect"
 import { MemoryApi } from "../../api/Api.js"
-import { currentAuditContext } from "../../services/AuditContext.js"
-import { BatchIngest } from "../../services/BatchIngest.js"
-import { Ingest } from "../../services/Ingest.js"
-import { MemoryReads } from "../../services/MemoryReads.js"
-import { MemoryWrites } from "../../services/MemoryWrites.js"
+import { currentAuditContext } from "../currentRequest.js"
+import { BatchIngest } from "../../services/ingest/BatchIngest.js"
+import { Ingest } from "../../services/ingest/Ingest.js"
+import { MemoryReads } from "../../services/memories/MemoryReads.js"
+import { MemoryWrites } from "../../services/memories/MemoryWrites.js"
 import { orNotFound } from "./orNotFound.js"
 
 export const MemoriesLive = HttpApiBuilder.group(MemoryApi, "memories", (handlers) =>

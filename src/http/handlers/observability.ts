@@ -2,9 +2,9 @@ import { HttpApiBuilder } from "@effect/platform"
 import { Effect } from "effect"
 import { MemoryApi } from "../../api/Api.js"
 import { RouteMetrics, UsageReport } from "../../api/ObservabilityApi.js"
-import { LlmUsage } from "../../services/LlmUsage.js"
-import { Prometheus } from "../../services/Prometheus.js"
-import { RequestMetrics } from "../../services/RequestMetrics.js"
+import { LlmUsage } from "../../llm/LlmUsage.js"
+import { Prometheus } from "../../services/observability/Prometheus.js"
+import { RequestMetrics } from "../../services/observability/RequestMetrics.js"
 
 export const ObservabilityLive = HttpApiBuilder.group(MemoryApi, "observability", (handlers) =>
   Effect.gen(function*() {

@@ -3,8 +3,8 @@ import { Effect } from "effect"
 import { MemoryApi } from "../../api/Api.js"
 import { SearchHit, SearchResponse } from "../../api/RetrievalApi.js"
 import type { EvidenceItem } from "../../retrieval/evidence.js"
-import { ContextBuilder } from "../../services/ContextBuilder.js"
-import { Retrieval } from "../../services/Retrieval.js"
+import { ContextBuilder } from "../../services/recall/ContextBuilder.js"
+import { Retrieval } from "../../services/recall/Retrieval.js"
 
 const toHit = (item: EvidenceItem) =>
   new SearchHit({

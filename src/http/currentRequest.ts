@@ -1,0 +1,23 @@
+import { Effect, FiberRef } from "effect"
+import { Caller } from "../api/Authentication.js"
+import type { AuditContext } from "../domain/audit.js"
+
+/** What the HTTP edge knows of the request being served; authentication fills in the key name. */
+export interface RequestInfo {
+  readonly id: string
+  keyName: string | null
+}
+
+export const CurrentRequest = FiberRef.unsafeMake<RequestInfo | null>(null)
+
+/** The caller and the request of the change being made, for its audit events and jobs. */
+export const currentAuditContext: Effect.Effect<AuditContext, never, Caller> = Effect.all({
+  actor: Effect.map(Caller, (caller) => caller.name),
+  requestId: Effect.map(FiberRef.get(CurrentRequest), (request) => request?.id ?? null)
+})
+
+/** Names the authenticated caller on the current request (for the request log). */
+export const noteCaller = (name: string) =>
+  Effect.map(FiberRef.get(CurrentRequest), (request) => {
+    if (request !== null) request.keyName = name
+  })

@@ -1,0 +1,58 @@
+import { Effect, Option } from "effect"
+import { type ProviderError, ProviderUnavailable } from "../api/errors.js"
+import { LlmProvider } from "./LlmProvider.js"
+import type { EmbedTransport } from "./types.js"
+import type { VectorSpace } from "../storage/sqlite/user/vectors.js"
+
+const QUERY_CACHE = 1024
+
+export interface ActiveEmbedder {
+  readonly model: string
+  /** One vector per text, in order. */
+  readonly embed: (texts: ReadonlyArray<string>) => Effect.Effect<ReadonlyArray<Float32Array>, ProviderUnavailable>
+  /** A query's vector, remembered for the next time the same query comes. */
+  readonly embedQuery: (text: string) => Effect.Effect<Float32Array, ProviderUnavailable>
+  readonly space: (dimensions: number) => VectorSpace
+}
+
+/** Writes fail and the vector leg degrades the same way whatever went wrong with the provider. */
+const asUnavailable = (error: ProviderError) =>
+  error._tag === "ProviderUnavailable" ? error : new ProviderUnavailable({ message: error.message, details: error.details })
+
+const activeEmbedder = (transport: EmbedTransport): ActiveEmbedder => {
+  // The transport batches, bounds and retries each request.
+  const embed = (texts: ReadonlyArray<string>) =>
+    transport.embed(texts).pipe(
+      Effect.mapError(asUnavailable),
+      Effect.withSpan("Embedder.embed", { attributes: { provider: transport.provider, model: transport.model, inputs: texts.length } })
+    )
+
+  const cache = new Map<string, Float32Array>()
+  const embedQuery = (text: string) =>
+    Effect.suspend(() => {
+      const cached = cache.get(text)
+      if (cached !== undefined) {
+        cache.delete(text)
+        cache.set(text, cached)
+        return Effect.succeed(cached)
+      }
+      return Effect.tap(Effect.map(embed([text]), (vectors) => vectors[0]!), (vector) =>
+        Effect.sync(() => {
+          cache.set(text, vector)
+          if (cache.size > QUERY_CACHE) cache.delete(cache.keys().next().value!)
+        }))
+    })
+
+  return { model: transport.model, embed, embedQuery, space: (dimensions) => ({ model: transport.model, dimensions }) }
+}
+
+/**
+ * Embeddings through the configured embedding provider (`LlmProvider.embeddings`). Without one
+ * there is no embedder, and the vector leg says why in `degraded[]`.
+ */
+export class Embedder extends Effect.Service<Embedder>()("Memory/Embedder", {
+  effect: Effect.map(LlmProvider, (provider) => ({
+    active: Option.map(provider.embeddings, activeEmbedder),
+    reason: provider.embeddingsReason
+  } as const))
+}) {}

@@ -1,0 +1,28 @@
+import { Clock, Effect } from "effect"
+import { AppConfig } from "../../config/AppConfig.js"
+import { RequestLogQueries, type RequestLogRow } from "../../storage/sqlite/control/requestLog.js"
+import { utcTimestamp } from "../../util/timestamps.js"
+
+/** Successful requests to these paths are not worth a row: liveness probes and static pages. */
+const QUIET = (path: string) => path === "/health" || path === "/favicon.ico" || path === "/console" || path.startsWith("/console/")
+
+/**
+ * The rolling request log in the control plane: every failed request and every successful one
+ * but liveness probes, capped at SERVICE_REQUEST_LOG_MAX rows in the insert's own transaction
+ * (0 writes nothing). Never the body, headers or query string.
+ */
+export class RequestLog extends Effect.Service<RequestLog>()("Memory/RequestLog", {
+  effect: Effect.gen(function*() {
+    const { requestLogMax } = yield* AppConfig
+    const queries = yield* RequestLogQueries
+
+    const record = (entry: Omit<RequestLogRow, "created_at"> & { readonly path: string }) =>
+      Effect.gen(function*() {
+        if (requestLogMax === 0 || (entry.status_code < 400 && QUIET(entry.path))) return
+        const { path: _path, ...row } = entry
+        yield* queries.append({ ...row, created_at: utcTimestamp(yield* Clock.currentTimeMillis) }, requestLogMax)
+      })
+
+    return { record, page: queries.page } as const
+  })
+}) {}

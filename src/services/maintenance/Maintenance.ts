@@ -1,0 +1,204 @@
+import { Clock, Effect, Option, Schema } from "effect"
+import { NotImplemented } from "../../api/errors.js"
+import { DreamRequest, DreamResult } from "../../api/MaintenanceApi.js"
+import { LlmProvider } from "../../llm/LlmProvider.js"
+import { PROFILE_PROMPT } from "../../llm/prompts.js"
+import { type EvidenceLine, Profile, type ProfileInput } from "../../llm/tasks.js"
+import { insertEvent } from "../../storage/sqlite/user/events.js"
+import { closeFact, insertFact, newFactId } from "../../storage/sqlite/user/factWrites.js"
+import { FactQueries, type FactRow } from "../../storage/sqlite/user/facts.js"
+import { ProfileQueries, type StaleEntity } from "../../storage/sqlite/user/profiles.js"
+import { utcTimestamp } from "../../util/timestamps.js"
+import type { AuditContext } from "../../domain/audit.js"
+import { JobStarted } from "../../api/JobsApi.js"
+import { Jobs } from "../jobs/Jobs.js"
+import { StoreCache, validateUserId } from "../../storage/sqlite/StoreCache.js"
+import { jobHandler } from "../jobs/jobHandler.js"
+
+/** A dream job keeps the request as it was sent, defaults applied, and who asked. */
+const DreamJobPayload = Schema.Struct({
+  request: DreamRequest,
+  audit: Schema.Struct({ actor: Schema.String, requestId: Schema.NullOr(Schema.String) })
+})
+
+const DIGEST_FACTS = 5
+
+const line = (fact: FactRow): EvidenceLine => ({ id: fact.fact_id, text: fact.content, date: fact.occurred_at ?? fact.valid_from ?? "" })
+
+/** Without an LLM: the newest facts, as they are, each cited. */
+const digest = (entity: StaleEntity, facts: ReadonlyArray<FactRow>) => {
+  const used = facts.slice(0, DIGEST_FACTS)
+  return { summary: `${entity.name}: ${used.map((fact) => fact.content).join(" ")}`, citations: used.map((fact) => fact.fact_id) }
+}
+
+/**
+ * Maintenance of a user's store, run only when asked (never scheduled by the service). Dream
+ * rebuilds the profiles of stale entities: each profile is a memory of kind `profile` about its
+ * entity, citing the facts it summarizes, and supersedes the entity's previous profile. Each entity
+ * is one transaction that also clears its stale mark, so a run cut short (deadline or crash)
+ * leaves exactly the unprocessed entities stale, and the next run takes them up.
+ */
+export class Maintenance extends Effect.Service<Maintenance>()("Memory/Maintenance", {
+  effect: Effect.gen(function*() {
+    const stores = yield* StoreCache
+    const llm = yield* LlmProvider
+    const jobs = yield* Jobs
+    // One process serves a data root, so a user's run can be held in memory.
+    const running = new Set<string>()
+
+    const staleCount = (userId: string) => stores.read(userId, ({ sql }) => ProfileQueries(sql).staleCount, () => 0)
+
+    /** A profile for an entity from its current facts; none when it has no current facts. */
+    const profileOf = (entity: StaleEntity, facts: ReadonlyArray<FactRow>) =>
+      facts.length === 0
+        ? Effect.succeed(Option.none<{ summary: string; citations: ReadonlyArray<string>; generatedBy: Record<string, unknown> }>())
+        : Option.match(llm.active, {
+          onNone: () => Effect.succeed(Option.some({ ...digest(entity, facts), generatedBy: { method: "digest" } })),
+          onSome: (active) =>
+            Effect.map(
+              active.generate({
+                operation: "maintenance",
+                phase: "profile",
+                system: PROFILE_PROMPT,
+                input: { entity: entity.name, facts: facts.map(line) } satisfies ProfileInput,
+                schemaName: "entity_profile",
+                schema: Profile,
+                maxTokens: 800,
+                temperature: 0
+              }),
+              ({ value }) => {
+                // Only facts the model was shown can be cited.
+                const shown = new Set(facts.map((fact) => fact.fact_id))
+                return Option.some({
+                  summary: value.summary.trim() === "" ? digest(entity, facts).summary : value.summary.trim(),
+                  citations: value.citations.filter((id) => shown.has(id)),
+                  generatedBy: { provider: active.provider, model: active.model }
+                })
+              }
+            )
+        })
+
+    /** Writes an entity's new profile (superseding the old) and clears its stale mark, in one transaction. */
+    const settle = (userId: string, entity: StaleEntity, profile: Option.Option<{ summary: string; citations: ReadonlyArray<string>; generatedBy: Record<string, unknown> }>, audit: AuditContext) =>
+      stores.write(userId, ({ sql }) =>
+        sql.withTransaction(Effect.gen(function*() {
+          const millis = yield* Clock.currentTimeMillis
+          const now = utcTimestamp(millis)
+          const profiles = ProfileQueries(sql)
+          if (Option.isNone(profile)) {
+            yield* profiles.settle(entity.entity_id, null, now)
+            return { written: false, superseded: false }
+          }
+          const factId = newFactId()
+          yield* insertFact(sql, {
+            factId,
+            content: profile.value.summary,
+            kind: "profile",
+            sessionId: null,
+            occurredAt: null,
+            validFrom: now.slice(0, 10),
+            confidence: 1,
+            metadata: { profile_of: entity.entity_id, citations: profile.value.citations, generated_by: profile.value.generatedBy },
+            scope: { agent_id: null, run_id: null, project_id: null },
+            spanIds: [],
+            entities: [{ name: entity.name, role: "subject" }],
+            predicate: "profile"
+          }, now, millis / 1000)
+          yield* insertEvent(sql, {
+            type: "memory_add",
+            memoryId: factId,
+            sessionId: null,
+            reason: `profile of ${entity.name} rebuilt by dream`,
+            details: { action: "profile", entity_id: entity.entity_id, citations: profile.value.citations }
+          }, audit, now)
+          const old = entity.profile === null ? undefined : yield* FactQueries(sql).find(entity.profile)
+          const superseded = old !== undefined && old.status === "active"
+          if (superseded) {
+            yield* closeFact(sql, old, { newFactId: factId, validUntil: now.slice(0, 10), now, epochSeconds: millis / 1000 })
+            yield* insertEvent(sql, {
+              type: "memory_supersede",
+              memoryId: old.fact_id,
+              sessionId: null,
+              reason: `profile of ${entity.name} superseded by a rebuilt one`,
+              details: { action: "update", status: "superseded", new_memory_id: factId, superseded_id: old.fact_id }
+            }, audit, now)
+          }
+          yield* profiles.settle(entity.entity_id, factId, now)
+          return { written: true, superseded }
+        })))
+
+    const run = (userId: string, request: DreamRequest, audit: AuditContext) =>
+      Effect.gen(function*() {
+        const started = yield* Clock.currentTimeMillis
+        const deadline = request.max_processing_time_sec > 0 ? started + request.max_processing_time_sec * 1000 : Number.POSITIVE_INFINITY
+        const stale = yield* stores.read(userId, ({ sql }) => ProfileQueries(sql).stale(request.priority_order, request.batch_size), () => [])
+        let processed = 0, written = 0, superseded = 0, cancelled = false
+        for (const entity of stale) {
+          // Checked between entities only: every run rebuilds at least one, so runs under a short deadline still progress.
+          if (processed > 0 && (yield* Clock.currentTimeMillis) >= deadline) {
+            cancelled = true
+            break
+          }
+          const facts = yield* stores.read(userId, ({ sql }) => ProfileQueries(sql).currentFacts(entity.entity_id), () => [])
+          const outcome = yield* settle(userId, entity, yield* profileOf(entity, facts), audit)
+          processed += 1
+          if (outcome.written) written += 1
+          if (outcome.superseded) superseded += 1
+        }
+        return new DreamResult({
+          user_id: userId,
+          status: "ok",
+          entities_processed: processed,
+          profiles_written: written,
+          profiles_superseded: superseded,
+          cancelled,
+          remaining_stale: yield* staleCount(userId)
+        })
+      })
+
+    /** The user a dream is for: scope keys cannot narrow it (501), and the id must pass the allowlist. */
+    const dreamer = (request: DreamRequest) =>
+      Effect.gen(function*() {
+        const narrowed = (["agent_id", "run_id", "project_id"] as const).filter((key) => request[key] !== undefined && request[key] !== null)
+        if (narrowed.length > 0) {
+          return yield* new NotImplemented({
+            message: `${narrowed.join(", ")} cannot narrow dream: entity profiles span every scope of a user`,
+            details: { scope_keys: narrowed }
+          })
+        }
+        return yield* validateUserId(request.user_id)
+      })
+
+    const dream = (request: DreamRequest, audit: AuditContext) =>
+      Effect.gen(function*() {
+        const userId = yield* dreamer(request)
+        if (running.has(userId)) {
+          return new DreamResult({
+            user_id: userId,
+            status: "already_running",
+            entities_processed: 0,
+            profiles_written: 0,
+            profiles_superseded: 0,
+            cancelled: false,
+            remaining_stale: yield* staleCount(userId)
+          })
+        }
+        running.add(userId)
+        return yield* run(userId, request, audit).pipe(Effect.ensuring(Effect.sync(() => running.delete(userId))))
+      }).pipe(Effect.catchTag("SqlError", Effect.die), Effect.withSpan("Maintenance.dream"))
+
+    return {
+      dream,
+
+      /** Validates and persists a dream job; the run itself may then find another one going. */
+      accept: (request: DreamRequest, audit: AuditContext) =>
+        Effect.gen(function*() {
+          const userId = yield* dreamer(request)
+          const jobId = yield* jobs.submit("dream", userId, Schema.encodeSync(DreamJobPayload)({ request, audit }))
+          return new JobStarted({ job_id: jobId, status: "pending" })
+        }),
+
+      runJob: jobHandler(DreamJobPayload, DreamResult, ({ audit, request }) => dream(request, audit))
+    } as const
+  })
+}) {}

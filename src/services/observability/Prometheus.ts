@@ -1,0 +1,97 @@
+import { Effect } from "effect"
+import { Registry } from "prom-client"
+import { AppConfig } from "../../config/AppConfig.js"
+import { countsOf } from "../../llm/usage.js"
+import { LlmUsage } from "../../llm/LlmUsage.js"
+import { nearestRank, RequestMetrics } from "./RequestMetrics.js"
+import { StoreCache } from "../../storage/sqlite/StoreCache.js"
+
+interface Sample {
+  readonly labels: Record<string, string | number>
+  readonly value: number
+  readonly metricName?: string
+}
+
+type MetricType = "counter" | "gauge" | "summary"
+
+/**
+ * Registers a metric whose samples are read from the service's own state at scrape time.
+ * prom-client formats any object with `get()`; its types only admit its own metric classes,
+ * whose summaries compute their own quantiles rather than report ours.
+ */
+const register = (registry: Registry, name: string, help: string, type: MetricType, samples: () => Promise<ReadonlyArray<Sample>>) => {
+  const metric = { name, help, type, aggregator: "sum", get: async () => ({ name, help, type, aggregator: "sum", values: await samples() }) }
+  registry.registerMetric(metric as unknown as Parameters<Registry["registerMetric"]>[0])
+}
+
+export const PROMETHEUS_CONTENT_TYPE = Registry.PROMETHEUS_CONTENT_TYPE
+
+/**
+ * The Prometheus exposition: request counts, duration quantiles (seconds) over each route's
+ * recent requests, cumulative LLM tokens by operation and kind, and the store cache. Each
+ * metric has its HELP and TYPE even with no series; routes without traffic are absent.
+ */
+export class Prometheus extends Effect.Service<Prometheus>()("Memory/Prometheus", {
+  effect: Effect.gen(function*() {
+    const requests = yield* RequestMetrics
+    const usage = yield* LlmUsage
+    const stores = yield* StoreCache
+    const { storeCacheMax } = yield* AppConfig
+    const registry = new Registry()
+
+    register(registry,
+      "sodamem_http_requests_total",
+      "Total HTTP requests served, by method, route template and status.",
+      "counter",
+      async () => (await Effect.runPromise(requests.requestCounts)).map((c) => ({ labels: { method: c.method, path: c.path, status: c.status }, value: c.count }))
+    )
+
+    register(registry,
+      "sodamem_http_request_duration_seconds",
+      "Request duration over this process's most recent samples per route (bounded ring).",
+      "summary",
+      async () => {
+        const samples: Array<Sample> = []
+        for (const [route, sorted] of await Effect.runPromise(requests.sortedSamples)) {
+          for (const quantile of [0.5, 0.95, 0.99]) samples.push({ labels: { route, quantile }, value: Math.round(nearestRank(sorted, quantile) * 1000) / 1e6 })
+          samples.push({ metricName: "sodamem_http_request_duration_seconds_count", labels: { route }, value: sorted.length })
+        }
+        return samples
+      }
+    )
+
+    register(registry,
+      "sodamem_llm_tokens_total",
+      "Cumulative LLM tokens since process start, by operation and kind.",
+      "counter",
+      async () => {
+        const samples: Array<Sample> = []
+        const { byOperation } = await Effect.runPromise(usage.snapshot)
+        for (const operation of [...byOperation.keys()].sort()) {
+          for (const [kind, value] of Object.entries(countsOf(byOperation.get(operation)!)).sort(([a], [b]) => a.localeCompare(b))) {
+            samples.push({ labels: { operation, kind }, value })
+          }
+        }
+        return samples
+      }
+    )
+
+    register(registry,
+      "sodamem_store_cache_open",
+      "Per-user stores open now.",
+      "gauge",
+      async () => [{ labels: {}, value: await Effect.runPromise(stores.openCount) }]
+    )
+
+    register(registry,
+      "sodamem_store_cache_max",
+      "Most idle per-user stores kept open (SERVICE_STORE_CACHE_MAX).",
+      "gauge",
+      async () => [{ labels: {}, value: storeCacheMax }]
+    )
+
+    return {
+      exposition: Effect.promise(() => registry.metrics())
+    } as const
+  })
+}) {}

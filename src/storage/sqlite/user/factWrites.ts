@@ -1,0 +1,148 @@
+import type { SqlClient } from "@effect/sql"
+import { Effect } from "effect"
+import * as NodeCrypto from "node:crypto"
+import { normalizeName } from "../../../retrieval/fusion.js"
+import type { FactRow } from "./facts.js"
+import { insertBatches } from "./batches.js"
+import type { TurnScope } from "./turns.js"
+
+/** A fact about to be written, with its provenance and the entities it involves. */
+export interface NewFact {
+  readonly factId: string
+  readonly content: string
+  readonly kind: string
+  /** The session it was learned in; none for what the store derives itself (profiles). */
+  readonly sessionId: string | null
+  readonly occurredAt: string | null
+  readonly validFrom: string | null
+  readonly confidence: number
+  readonly metadata: Record<string, unknown>
+  readonly scope: TurnScope
+  readonly spanIds: ReadonlyArray<string>
+  readonly entities: ReadonlyArray<{ readonly name: string; readonly role: string }>
+  readonly predicate: string
+}
+
+export const newFactId = () => `fact_${NodeCrypto.randomUUID()}`
+
+/** Entity ids are stable per normalized name, so every mention of a name links to one entity. */
+export const entityId = (name: string) => `entity_${normalizeName(name).replaceAll(" ", "_")}`
+
+/** How an entity's role in a fact shows as a graph edge. */
+const EDGE_OF_ROLE: Record<string, string> = { subject: "SUBJECT_OF", object: "OBJECT_OF" }
+
+const edge = (srcFactId: string, dstId: string, edgeType: string, predicate: string | null, epochSeconds: number) => ({
+  edge_id: `edge_${NodeCrypto.randomUUID()}`,
+  src_fact_id: srcFactId,
+  dst_id: dstId,
+  edge_type: edgeType,
+  predicate,
+  confidence: 1,
+  created_at: epochSeconds
+})
+
+/** A profile summarizes its entity: writing or closing one never makes that entity's profile stale. */
+const marksProfilesStale = (fact: { readonly kind: string }) => fact.kind !== "profile"
+
+/** A fact's distinct entity roles, and its distinct entities, each with the last name and role it came with. */
+const entityLinks = (fact: NewFact) => {
+  const roles = [...new Map(
+    fact.entities.filter((entity) => normalizeName(entity.name) !== "").map((entity) => [`${entityId(entity.name)} ${entity.role}`, entity])
+  ).values()]
+  return { roles, entities: new Map(roles.map((entity) => [entityId(entity.name), entity])) }
+}
+
+/**
+ * Writes facts with their source links, their entities (created on first mention; their profiles
+ * marked stale, unless only profiles name them), their entity roles and an edge from each fact to
+ * each of its entities: one statement per table for the lot. Answers the facts' rowids, in order.
+ */
+export const insertFacts = (sql: SqlClient.SqlClient, facts: ReadonlyArray<NewFact>, now: string, epochSeconds: number) =>
+  Effect.gen(function*() {
+    const seqs = new Map<string, number>()
+    for (const batch of insertBatches(facts)) {
+      const rows = yield* sql<{ readonly fact_id: string; readonly seq: number }>`INSERT INTO facts ${
+        sql.insert(batch.map((fact) => ({
+          fact_id: fact.factId,
+          content: fact.content,
+          kind: fact.kind,
+          status: "active",
+          session_id: fact.sessionId,
+          occurred_at: fact.occurredAt,
+          valid_from: fact.validFrom,
+          confidence: fact.confidence,
+          metadata: JSON.stringify(fact.metadata),
+          ...fact.scope,
+          created_at: now,
+          updated_at: now
+        })))
+      } RETURNING fact_id, seq`
+      for (const row of rows) seqs.set(row.fact_id, row.seq)
+    }
+    const sources = facts.flatMap((fact) => fact.spanIds.map((spanId) => ({ fact_id: fact.factId, span_id: spanId })))
+    const links = facts.map((fact) => ({ fact, ...entityLinks(fact) }))
+    // One row per entity: its first name, stale when any fact naming it marks profiles stale.
+    const entities = new Map<string, { entity_id: string; name: string; normalized_name: string; profile_stale: number; updated_at: string }>()
+    for (const { entities: named, fact } of links) {
+      const stale = marksProfilesStale(fact) ? 1 : 0
+      for (const [id, { name }] of named) {
+        const known = entities.get(id)
+        if (known === undefined) entities.set(id, { entity_id: id, name, normalized_name: normalizeName(name), profile_stale: stale, updated_at: now })
+        else known.profile_stale = Math.max(known.profile_stale, stale)
+      }
+    }
+    const roles = links.flatMap(({ fact, roles }) => roles.map((entity) => ({ fact_id: fact.factId, entity_id: entityId(entity.name), role: entity.role })))
+    const edges = links.flatMap(({ entities: named, fact }) =>
+      [...named].map(([id, { role }]) => edge(fact.factId, id, EDGE_OF_ROLE[role] ?? "MENTIONS", fact.predicate === "" ? null : fact.predicate, epochSeconds)))
+    for (const batch of insertBatches(sources)) yield* sql`INSERT OR IGNORE INTO fact_sources ${sql.insert(batch)}`
+    for (const batch of insertBatches([...entities.values()])) {
+      yield* sql`INSERT INTO entities ${sql.insert(batch)}
+                 ON CONFLICT (entity_id) DO UPDATE SET profile_stale = max(profile_stale, excluded.profile_stale), updated_at = excluded.updated_at`
+    }
+    for (const batch of insertBatches(roles)) yield* sql`INSERT OR IGNORE INTO fact_entity_roles ${sql.insert(batch)}`
+    for (const batch of insertBatches(edges)) yield* sql`INSERT INTO edges ${sql.insert(batch)}`
+    return facts.map((fact) => seqs.get(fact.factId)!)
+  })
+
+/** Writes one fact, as insertFacts does; its rowid. */
+export const insertFact = (sql: SqlClient.SqlClient, fact: NewFact, now: string, epochSeconds: number) =>
+  Effect.map(insertFacts(sql, [fact], now, epochSeconds), (seqs) => seqs[0]!)
+
+/** What closes a fact: the version that replaces it, and since when. */
+export interface Replacement {
+  readonly newFactId: string
+  /** When the old fact stopped being true: its valid_until. */
+  readonly validUntil: string | null
+  readonly now: string
+  readonly epochSeconds: number
+}
+
+/**
+ * Closes a fact replaced by a newer version: status superseded, valid_until and superseded_by
+ * set, a SUPERSEDES edge from the new version to it; its entities' profiles are marked stale.
+ */
+export const closeFact = (sql: SqlClient.SqlClient, old: Pick<FactRow, "fact_id" | "kind">, replacement: Replacement) =>
+  Effect.gen(function*() {
+    yield* sql`UPDATE facts SET status = 'superseded', valid_until = ${replacement.validUntil},
+               superseded_by = ${replacement.newFactId}, updated_at = ${replacement.now}
+               WHERE fact_id = ${old.fact_id}`
+    yield* sql`INSERT INTO edges ${sql.insert(edge(replacement.newFactId, old.fact_id, "SUPERSEDES", "supersedes", replacement.epochSeconds))}`
+    if (marksProfilesStale(old)) {
+      yield* sql`UPDATE entities SET profile_stale = 1, updated_at = ${replacement.now}
+                 WHERE entity_id IN (SELECT entity_id FROM fact_entity_roles WHERE fact_id = ${old.fact_id})`
+    }
+  })
+
+/** Adds the sources of a repeated statement to the fact that already says it. */
+export const addSources = (sql: SqlClient.SqlClient, factId: string, spanIds: ReadonlyArray<string>, now: string) =>
+  Effect.gen(function*() {
+    if (spanIds.length === 0) return
+    yield* sql`INSERT OR IGNORE INTO fact_sources ${sql.insert(spanIds.map((spanId) => ({ fact_id: factId, span_id: spanId })))}`
+    yield* sql`UPDATE facts SET updated_at = ${now} WHERE fact_id = ${factId}`
+  })
+
+/** The entities of a fact with their roles, to carry them over to a corrected version. */
+export const entitiesOf = (sql: SqlClient.SqlClient, factId: string) =>
+  sql<{ readonly name: string; readonly role: string }>`
+    SELECT e.name, r.role FROM fact_entity_roles r JOIN entities e ON e.entity_id = r.entity_id
+    WHERE r.fact_id = ${factId} ORDER BY r.role, e.name`
