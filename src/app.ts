@@ -10,7 +10,6 @@ import { ContextBuilder } from "./services/recall/ContextBuilder.js"
 import { Embedder } from "./llm/Embedder.js"
 import { Graph } from "./services/graph/Graph.js"
 import { Maintenance } from "./services/maintenance/Maintenance.js"
-import { DataRootLockLive } from "./storage/sqlite/dataRootLockLive.js"
 import { Ingest } from "./services/ingest/Ingest.js"
 import { JobRunnerLive } from "./services/jobs/JobRunner.js"
 import { MemoryReads } from "./services/memories/MemoryReads.js"
@@ -21,9 +20,8 @@ import { RequestLog } from "./services/admin/RequestLog.js"
 import { RequestMetrics } from "./services/observability/RequestMetrics.js"
 import { Retrieval } from "./services/recall/Retrieval.js"
 import { Jobs } from "./services/jobs/Jobs.js"
-import { StoreCache } from "./storage/sqlite/StoreCache.js"
 import { TracingLive } from "./services/observability/Tracing.js"
-import { ControlDbLive } from "./storage/sqlite/control/ControlDb.js"
+import { SqliteStorageLive } from "./storage/sqlite/SqliteStorage.js"
 
 const LOG_LEVELS: Record<LogLevelName, LogLevel.LogLevel> = {
   debug: LogLevel.Debug,
@@ -45,17 +43,16 @@ const AuthWarningLive = Layer.effectDiscard(
       : Effect.void)
 )
 
-/** Lock first, then the control plane, then the services over it. */
-const ControlPlaneLive = ControlDbLive.pipe(Layer.provideMerge(DataRootLockLive))
+/** The storage backend behind both ports: the embedded SQLite under SERVICE_DATA_ROOT. */
+const StorageLive = SqliteStorageLive
 
 const ControlServicesLive = Layer.mergeAll(ApiKeys.Default, Jobs.Default, RequestLog.Default).pipe(
-  Layer.provideMerge(ControlPlaneLive)
+  Layer.provideMerge(StorageLive)
 )
 
 /** One usage counter for the process: every LLM call adds to it, /v1/usage and /metrics read it. */
 const LlmLive = Embedder.Default.pipe(Layer.provideMerge(LlmProvider.Default), Layer.provideMerge(LlmUsage.Default))
 
-const StoresLive = Layer.merge(StoreCache.Default, LlmLive)
 
 const ObservabilityLive = Prometheus.Default.pipe(Layer.provideMerge(RequestMetrics.Default))
 
@@ -77,7 +74,7 @@ const DomainLive = Layer.mergeAll(
   JobRunnerLive.pipe(Layer.provide(Layer.mergeAll(WritesLive, AnswerLive, Maintenance.Default)))
 )
 
-const ServicesLive = DomainLive.pipe(Layer.provideMerge(StoresLive), Layer.provideMerge(ControlServicesLive))
+const ServicesLive = DomainLive.pipe(Layer.provideMerge(LlmLive), Layer.provideMerge(ControlServicesLive))
 
 /** The whole server, from configuration to a listening socket. */
 export const ServerLive = HttpLive.pipe(

@@ -5,7 +5,7 @@ import { AppConfig } from "../src/config/AppConfig.js"
 import { LlmUsage } from "../src/llm/LlmUsage.js"
 import { Prometheus } from "../src/services/observability/Prometheus.js"
 import { RequestMetrics, RING_SIZE } from "../src/services/observability/RequestMetrics.js"
-import { StoreCache } from "../src/storage/sqlite/StoreCache.js"
+import { SqliteStorageLive } from "../src/storage/sqlite/SqliteStorage.js"
 import { API_KEY, authHeaders, rawFetch, startServer, tempDataRoot } from "./support/server.js"
 
 describe("GET /v1/metrics", () => {
@@ -87,7 +87,7 @@ describe("GET /metrics", () => {
       expect(tokens.metrics.map((m) => m.labels?.operation)).toEqual([...Array(7).fill("answer"), ...Array(7).fill("ingest")])
     }).pipe(Effect.provide(
       Prometheus.Default.pipe(
-        Layer.provideMerge(Layer.mergeAll(LlmUsage.Default, RequestMetrics.Default, StoreCache.Default)),
+        Layer.provideMerge(Layer.mergeAll(LlmUsage.Default, RequestMetrics.Default, SqliteStorageLive)),
         Layer.provideMerge(AppConfig.layer),
         Layer.provide(Layer.setConfigProvider(ConfigProvider.fromMap(new Map([["SERVICE_API_KEY", "k"], ["SERVICE_DATA_ROOT", tempDataRoot()]]))))
       )

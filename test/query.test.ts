@@ -1,5 +1,6 @@
 import { describe, expect, it } from "@effect/vitest"
-import { analyseQuery, ftsExpression, selectiveTerms } from "../src/retrieval/query.js"
+import { analyseQuery, selectiveTerms } from "../src/retrieval/query.js"
+import { ftsExpression } from "../src/storage/sqlite/user/recall/lexical.js"
 
 describe("query analysis", () => {
   it("keeps content words and drops function words", () => {

@@ -2,7 +2,6 @@ import { Effect, Option } from "effect"
 import { type ProviderError, ProviderUnavailable } from "../api/errors.js"
 import { LlmProvider } from "./LlmProvider.js"
 import type { EmbedTransport } from "./types.js"
-import type { VectorSpace } from "../storage/sqlite/user/vectors.js"
 
 const QUERY_CACHE = 1024
 
@@ -12,7 +11,6 @@ export interface ActiveEmbedder {
   readonly embed: (texts: ReadonlyArray<string>) => Effect.Effect<ReadonlyArray<Float32Array>, ProviderUnavailable>
   /** A query's vector, remembered for the next time the same query comes. */
   readonly embedQuery: (text: string) => Effect.Effect<Float32Array, ProviderUnavailable>
-  readonly space: (dimensions: number) => VectorSpace
 }
 
 /** Writes fail and the vector leg degrades the same way whatever went wrong with the provider. */
@@ -43,7 +41,7 @@ const activeEmbedder = (transport: EmbedTransport): ActiveEmbedder => {
         }))
     })
 
-  return { model: transport.model, embed, embedQuery, space: (dimensions) => ({ model: transport.model, dimensions }) }
+  return { model: transport.model, embed, embedQuery }
 }
 
 /**

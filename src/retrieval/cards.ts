@@ -1,6 +1,5 @@
 import { type CardAction, EvidenceCard, FactCard } from "../api/cards.js"
-import type { FactRow } from "../storage/sqlite/user/facts.js"
-import type { FactRole, FactSource } from "../storage/sqlite/user/retrieval.js"
+import type { FactRole, FactRow, FactSource } from "../storage/records.js"
 import { type EvidenceItem, factEvidence } from "./evidence.js"
 
 const PREVIEW_CHARS = 700

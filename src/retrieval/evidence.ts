@@ -1,5 +1,4 @@
-import { factMetadata, type FactRow } from "../storage/sqlite/user/facts.js"
-import type { FactRole, FactSource, TurnRow } from "../storage/sqlite/user/retrieval.js"
+import { type FactRole, factMetadata, type FactRow, type FactSource, type TurnRow } from "../storage/records.js"
 import type { Route } from "./fusion.js"
 
 /** One piece of evidence as search returns it in a hit's `metadata` (and context renders it). */

@@ -65,15 +65,3 @@ export const selectiveTerms = (terms: ReadonlyArray<string>, frequencyOf: (term:
   }
   return selected
 }
-
-/**
- * The FTS5 expression of a text's selective terms, given each term's stem and how many documents
- * hold each stem; null when none is left.
- */
-export const selectiveExpression = (stems: ReadonlyMap<string, string>, frequency: ReadonlyMap<string, number>) => {
-  const selected = selectiveTerms([...stems.keys()], (term) => frequency.get(stems.get(term)!) ?? 0)
-  return selected.length === 0 ? null : ftsExpression(selected)
-}
-
-/** An FTS5 expression matching any of the terms (each quoted, so no word is read as an operator). */
-export const ftsExpression = (terms: ReadonlyArray<string>) => terms.map((term) => `"${term.replaceAll("\"", "")}"`).join(" OR ")

@@ -1,7 +1,8 @@
 import { Clock, Effect, Option } from "effect"
 import * as NodeCrypto from "node:crypto"
 import { ApiKeySummary, CreatedApiKey } from "../../api/AdminApi.js"
-import { ApiKeyQueries, type ApiKeyRow } from "../../storage/sqlite/control/apiKeys.js"
+import { ControlStore } from "../../storage/ControlStore.js"
+import type { ApiKeyRow } from "../../storage/records.js"
 import { utcTimestamp } from "../../util/timestamps.js"
 
 const KEY_PREFIX = "sm_"
@@ -15,7 +16,7 @@ const summary = (row: ApiKeyRow) => new ApiKeySummary({ ...row, revoked: row.rev
 /** Named keys: minted once in plaintext, stored only as SHA-256, revoked but never deleted. */
 export class ApiKeys extends Effect.Service<ApiKeys>()("Memory/ApiKeys", {
   effect: Effect.gen(function*() {
-    const queries = yield* ApiKeyQueries
+    const queries = (yield* ControlStore).apiKeys
 
     const mint = (name: string) =>
       Effect.gen(function*() {

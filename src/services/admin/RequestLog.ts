@@ -1,6 +1,7 @@
 import { Clock, Effect } from "effect"
 import { AppConfig } from "../../config/AppConfig.js"
-import { RequestLogQueries, type RequestLogRow } from "../../storage/sqlite/control/requestLog.js"
+import { ControlStore } from "../../storage/ControlStore.js"
+import type { RequestLogRow } from "../../storage/records.js"
 import { utcTimestamp } from "../../util/timestamps.js"
 
 /** Successful requests to these paths are not worth a row: liveness probes and static pages. */
@@ -14,7 +15,7 @@ const QUIET = (path: string) => path === "/health" || path === "/favicon.ico" ||
 export class RequestLog extends Effect.Service<RequestLog>()("Memory/RequestLog", {
   effect: Effect.gen(function*() {
     const { requestLogMax } = yield* AppConfig
-    const queries = yield* RequestLogQueries
+    const queries = (yield* ControlStore).requestLog
 
     const record = (entry: Omit<RequestLogRow, "created_at"> & { readonly path: string }) =>
       Effect.gen(function*() {

@@ -1,14 +1,12 @@
-import { Effect } from "effect"
+import { Effect, Option } from "effect"
 import { Edge, EntityTimeline, ExploreResult, NextTool, RefineFilters, type RefineRequest, RefineResponse } from "../../api/GraphApi.js"
 import { evidenceCard, factCard } from "../../retrieval/cards.js"
 import { normalizeName } from "../../retrieval/fusion.js"
 import { refineMatcher } from "../../retrieval/refineFilters.js"
-import { factMetadata, type FactRow } from "../../storage/sqlite/user/facts.js"
-import { type EdgeRow, GraphQueries } from "../../storage/sqlite/user/graph.js"
-import { factEnds, walk } from "../../domain/graphWalk.js"
+import { type EdgeRow, factMetadata } from "../../storage/records.js"
+import { type FactWithProvenance, UserStore } from "../../storage/UserStore.js"
 import { type ScopeParams, scopeFilter } from "../memories/memoryRecords.js"
 import { Retrieval } from "../recall/Retrieval.js"
-import { StoreCache } from "../../storage/sqlite/StoreCache.js"
 
 /** Entities a timeline gathers facts from, at most. */
 const TIMELINE_ENTITIES = 200
@@ -41,67 +39,35 @@ const toEdge = (userId: string) => (row: EdgeRow) =>
     created_at: row.created_at
   })
 
-const byFact = <T extends { readonly fact_id: string }>(rows: ReadonlyArray<T>) => {
-  const groups = new Map<string, Array<T>>()
-  for (const row of rows) {
-    const group = groups.get(row.fact_id)
-    if (group === undefined) groups.set(row.fact_id, [row])
-    else group.push(row)
-  }
-  return groups
-}
-
-/** Cards of facts, in the order given, with their sources and roles. */
-const cardsOf = (q: ReturnType<typeof GraphQueries>, facts: ReadonlyArray<FactRow>) =>
-  Effect.map(q.provenance(facts.map((fact) => fact.fact_id)), ({ roles, sources }) => {
-    const sourcesOf = byFact(sources), rolesOf = byFact(roles)
-    return facts.map((fact) => factCard(fact, sourcesOf.get(fact.fact_id) ?? [], rolesOf.get(fact.fact_id) ?? []))
-  })
+const card = ({ fact, roles, sources }: FactWithProvenance) => factCard(fact, sources, roles)
 
 /** The graph routes: entity timelines, exploration from a memory, filtered search. Reads only; no LLM call. */
 export class Graph extends Effect.Service<Graph>()("Memory/Graph", {
   effect: Effect.gen(function*() {
-    const stores = yield* StoreCache
+    const store = yield* UserStore
     const retrieval = yield* Retrieval
 
     const timeline = (params: ScopeParams & { readonly entity_id: string }) =>
       Effect.gen(function*() {
         const needle = normalizeName(params.entity_id)
-        const items = yield* stores.read(params.user_id, ({ sql }) =>
-          Effect.gen(function*() {
-            const q = GraphQueries(sql)
-            // A name of punctuation only would match every entity: it names none.
-            const entities = needle === "" ? [] : yield* q.entitiesMatching(needle, TIMELINE_ENTITIES)
-            return entities.length === 0 ? [] : yield* cardsOf(q, yield* q.factsOfEntities(entities, scopeFilter(params)))
-          }), () => [])
+        const facts = yield* store.entityTimeline(params.user_id, { needle, scope: scopeFilter(params), entities: TIMELINE_ENTITIES })
+        const items = facts.map(card)
         return new EntityTimeline({ user_id: params.user_id, entity_id: params.entity_id, items, count: items.length })
-      }).pipe(Effect.catchTag("SqlError", Effect.die), Effect.withSpan("Graph.timeline"))
+      }).pipe(Effect.withSpan("Graph.timeline"))
 
     const explore = (params: ScopeParams & { readonly start_id: string; readonly depth: number; readonly limit: number }) =>
       Effect.gen(function*() {
-        const scope = scopeFilter(params)
-        const empty = { nodes: [], edges: [], found: 0 }
-        const graph = yield* stores.read(params.user_id, ({ sql }) =>
-          Effect.gen(function*() {
-            const q = GraphQueries(sql)
-            const [start] = yield* q.factsByIds([params.start_id], scope)
-            if (start === undefined) return empty
-            const found = yield* walk(q, start.fact_id, scope, params)
-            const edges = found.slice(0, params.limit)
-            const order = [...new Set([start.fact_id, ...edges.flatMap(factEnds)])]
-            const rows = new Map((yield* q.factsByIds(order, scope)).map((row) => [row.fact_id, row]))
-            const nodes = yield* cardsOf(q, order.flatMap((id) => rows.get(id) ?? []))
-            return { nodes, edges, found: found.length }
-          }), () => empty)
+        const explored = yield* store.explore(params.user_id, { startId: params.start_id, scope: scopeFilter(params), depth: params.depth, limit: params.limit })
+        const graph = Option.getOrElse(explored, () => ({ nodes: [], edges: [], found: 0 }))
         return new ExploreResult({
           user_id: params.user_id,
           start_id: params.start_id,
           start_type: "memory",
           count: { nodes: graph.nodes.length, edges: graph.found },
-          nodes: graph.nodes,
+          nodes: graph.nodes.map(card),
           edges: graph.edges.map(toEdge(params.user_id))
         })
-      }).pipe(Effect.catchTag("SqlError", Effect.die), Effect.withSpan("Graph.explore"))
+      }).pipe(Effect.withSpan("Graph.explore"))
 
     const refine = (request: RefineRequest) =>
       Effect.gen(function*() {

@@ -5,7 +5,8 @@ import { AppConfig } from "../../config/AppConfig.js"
 import type { AuditContext } from "../../domain/audit.js"
 import { Ingest, PreparedIngest } from "./Ingest.js"
 import { Jobs } from "../jobs/Jobs.js"
-import { StoreCache, validateUserId } from "../../storage/sqlite/StoreCache.js"
+import { validateUserId } from "../../domain/userId.js"
+import { UserStore } from "../../storage/UserStore.js"
 import { jobHandler } from "../jobs/jobHandler.js"
 
 /** A batch as its job replays it: each session prepared, or the reason it was refused up front. */
@@ -41,7 +42,7 @@ export class BatchIngest extends Effect.Service<BatchIngest>()("Memory/BatchInge
     const config = yield* AppConfig
     const ingest = yield* Ingest
     const jobs = yield* Jobs
-    const stores = yield* StoreCache
+    const store = yield* UserStore
 
     const prepare = (request: BatchAddRequest, audit: AuditContext) =>
       Effect.gen(function*() {
@@ -92,7 +93,7 @@ export class BatchIngest extends Effect.Service<BatchIngest>()("Memory/BatchInge
       accept: (request: BatchAddRequest, audit: AuditContext) =>
         Effect.gen(function*() {
           const batch = yield* prepare(request, audit)
-          yield* stores.write(batch.userId, () => Effect.void)
+          yield* store.provision(batch.userId)
           const jobId = yield* jobs.submit("ingest_batch", batch.userId, Schema.encodeSync(PreparedBatch)(batch))
           return new JobAccepted({ job_id: jobId, status: "pending", session_id: "" })
         }).pipe(Effect.withSpan("BatchIngest.accept")),

@@ -1,22 +1,22 @@
-import { Clock, Effect, Option, Schema } from "effect"
-import * as NodeCrypto from "node:crypto"
+import { Effect, Option, Schema } from "effect"
 import { ConfigInvalid } from "../../api/errors.js"
 import { AddMemoriesResult, type AddMemoriesRequest, JobAccepted } from "../../api/MemoriesApi.js"
+import type { AuditContext } from "../../domain/audit.js"
+import type { CleanFact } from "../../domain/facts.js"
+import { newSessionId } from "../../domain/ids.js"
+import { validateUserId } from "../../domain/userId.js"
+import { Embedder } from "../../llm/Embedder.js"
 import { LlmProvider } from "../../llm/LlmProvider.js"
 import type { ActiveLlm } from "../../llm/types.js"
 import { normalizeText } from "../../retrieval/fusion.js"
-import { appliedJobResult, markJobApplied } from "../../storage/sqlite/user/appliedJobs.js"
-import { insertEvent } from "../../storage/sqlite/user/events.js"
-import { utcTimestamp } from "../../util/timestamps.js"
-import type { AuditContext } from "../../domain/audit.js"
-import { Embedder } from "../../llm/Embedder.js"
-import { embedForWrite } from "./embedWrites.js"
-import { type CleanFact, extractFacts, lexicalCandidates, reconcileFacts } from "./Extractor.js"
+import type { FactPlan } from "../../storage/sessionWrite.js"
+import { UserStore } from "../../storage/UserStore.js"
+import { jobHandler } from "../jobs/jobHandler.js"
 import { Jobs } from "../jobs/Jobs.js"
 import { resolveSessionTime } from "../memories/memoryRecords.js"
-import { type FactPlan, writeSession } from "../../storage/sqlite/user/sessionWrites.js"
-import { StoreCache, validateUserId } from "../../storage/sqlite/StoreCache.js"
-import { jobHandler } from "../jobs/jobHandler.js"
+import { embedForWrite, embeddingModel } from "./embedWrites.js"
+import { extractFacts } from "./Extractor.js"
+import { lexicalCandidates, reconcileFacts } from "./reconciliation.js"
 
 /** An ingest with everything resolved (session id and time included), as a job replays it. */
 export const PreparedIngest = Schema.Struct({
@@ -34,8 +34,6 @@ export const PreparedIngest = Schema.Struct({
   audit: Schema.Struct({ actor: Schema.String, requestId: Schema.NullOr(Schema.String) })
 })
 export type PreparedIngest = typeof PreparedIngest.Type
-
-export const newSessionId = () => NodeCrypto.randomUUID().replaceAll("-", "")
 
 /** "" means unset on the routes that honour scope keys. */
 const scopeValue = (value: string | null | undefined) => (value === undefined || value === "" ? null : value)
@@ -57,7 +55,7 @@ const distinctFacts = (facts: ReadonlyArray<CleanFact>) => [...new Map(facts.map
  */
 export class Ingest extends Effect.Service<Ingest>()("Memory/Ingest", {
   effect: Effect.gen(function*() {
-    const stores = yield* StoreCache
+    const store = yield* UserStore
     const jobs = yield* Jobs
     const embedder = yield* Embedder
     const llm = yield* LlmProvider
@@ -98,10 +96,10 @@ export class Ingest extends Effect.Service<Ingest>()("Memory/Ingest", {
         const turnCount = prepared.turns.length
         const [vectors, lexical] = yield* Effect.all([
           embedForWrite(embedder.active, [...prepared.turns.map((turn) => turn.content), ...facts.map((fact) => fact.statement)]),
-          Effect.zipRight(pendingIo, lexicalCandidates(stores, prepared.userId, facts, prepared.scope))
+          Effect.zipRight(pendingIo, lexicalCandidates(store, prepared.userId, facts, prepared.scope))
         ], { concurrency: 2 })
         const factVectors = Option.map(vectors, (all) => all.slice(turnCount))
-        const { decisions } = yield* reconcileFacts(active, stores, { ...prepared, facts, lexical, vectors: factVectors, scope: prepared.scope })
+        const { decisions } = yield* reconcileFacts(active, store, { ...prepared, facts, lexical, vectors: factVectors, scope: prepared.scope })
         const plans = facts.map((fact, i): FactPlan => ({
           fact,
           decision: decisions[i]!,
@@ -116,8 +114,8 @@ export class Ingest extends Effect.Service<Ingest>()("Memory/Ingest", {
       Effect.gen(function*() {
         // A resumed job whose write committed before the crash is answered without calling anyone.
         if (jobId !== null) {
-          const applied = yield* stores.read(prepared.userId, ({ sql }) => appliedJobResult(sql, jobId), () => undefined)
-          if (applied !== undefined) return yield* decodeResult(applied)
+          const applied = yield* store.appliedJob(prepared.userId, jobId)
+          if (Option.isSome(applied)) return yield* decodeResult(applied.value)
         }
         const { plans, turnVectors } = prepared.infer
           ? yield* Effect.flatMap(requireLlm, (active) => planFacts(active, prepared))
@@ -126,47 +124,40 @@ export class Ingest extends Effect.Service<Ingest>()("Memory/Ingest", {
           onNone: () => ({}),
           onSome: (active) => ({ provider: active.provider, model: active.model })
         })
-        return yield* stores.write(prepared.userId, ({ sql }) =>
-          sql.withTransaction(Effect.gen(function*() {
-            if (jobId !== null) {
-              const applied = yield* appliedJobResult(sql, jobId)
-              if (applied !== undefined) return yield* decodeResult(applied)
-            }
-            const millis = yield* Clock.currentTimeMillis
-            const now = utcTimestamp(millis)
-            const written = yield* writeSession(sql, embedder.active, {
-              ...prepared,
-              turnVectors,
-              plans,
-              extractedBy,
-              now,
-              epochSeconds: millis / 1000
-            })
-            const result = new AddMemoriesResult({
-              session_id: prepared.sessionId,
+        // Every turn sent is written: the counts are known before the write.
+        const turnsWritten = prepared.turns.length
+        const result = new AddMemoriesResult({
+          session_id: prepared.sessionId,
+          facts_extracted: plans.length,
+          spans_written: turnsWritten,
+          turns_written: turnsWritten
+        })
+        const outcome = yield* store.writeSession(prepared.userId, {
+          ...prepared,
+          turnVectors: Option.getOrUndefined(turnVectors),
+          embeddingModel: embeddingModel(embedder.active),
+          plans,
+          extractedBy
+        }, {
+          events: [{
+            type: "memory_add",
+            memoryId: null,
+            sessionId: prepared.sessionId,
+            reason: prepared.infer
+              ? `${turnsWritten} turns stored, ${plans.length} facts extracted`
+              : `${turnsWritten} turns stored verbatim (infer=false)`,
+            details: {
+              action: "store_turns",
+              infer: prepared.infer,
+              turns_written: turnsWritten,
               facts_extracted: plans.length,
-              spans_written: written.turnsWritten,
-              turns_written: written.turnsWritten
-            })
-            yield* insertEvent(sql, {
-              type: "memory_add",
-              memoryId: null,
-              sessionId: prepared.sessionId,
-              reason: prepared.infer
-                ? `${written.turnsWritten} turns stored, ${plans.length} facts extracted`
-                : `${written.turnsWritten} turns stored verbatim (infer=false)`,
-              details: {
-                action: "store_turns",
-                infer: prepared.infer,
-                turns_written: written.turnsWritten,
-                facts_extracted: plans.length,
-                job_id: jobId
-              }
-            }, prepared.audit, now)
-            if (jobId !== null) yield* markJobApplied(sql, jobId, Schema.encodeSync(AddMemoriesResult)(result), now)
-            return result
-          })))
-      }).pipe(Effect.catchTag("SqlError", Effect.die))
+              job_id: jobId
+            }
+          }],
+          job: jobId === null ? null : { id: jobId, result: JSON.stringify(Schema.encodeSync(AddMemoriesResult)(result)) }
+        })
+        return outcome._tag === "AlreadyApplied" ? yield* decodeResult(outcome.result) : result
+      })
 
     return {
       prepare,
@@ -180,7 +171,7 @@ export class Ingest extends Effect.Service<Ingest>()("Memory/Ingest", {
       accept: (request: AddMemoriesRequest, audit: AuditContext) =>
         Effect.gen(function*() {
           const prepared = yield* prepare(request, audit)
-          yield* stores.write(prepared.userId, () => Effect.void)
+          yield* store.provision(prepared.userId)
           const jobId = yield* jobs.submit("ingest", prepared.userId, Schema.encodeSync(PreparedIngest)(prepared))
           return new JobAccepted({ job_id: jobId, status: "pending", session_id: prepared.sessionId })
         }).pipe(Effect.withSpan("Ingest.accept")),

@@ -2,7 +2,8 @@ import { Clock, Effect, Option, Queue } from "effect"
 import * as NodeCrypto from "node:crypto"
 import { Job, type JobKind, type JobStatus } from "../../api/JobsApi.js"
 import { AppConfig } from "../../config/AppConfig.js"
-import { JobQueries, type JobRow } from "../../storage/sqlite/control/jobs.js"
+import { ControlStore } from "../../storage/ControlStore.js"
+import type { JobRow } from "../../storage/records.js"
 import { utcTimestamp } from "../../util/timestamps.js"
 
 const toJob = (row: JobRow) =>
@@ -25,7 +26,7 @@ const now = Effect.map(Clock.currentTimeMillis, utcTimestamp)
  */
 export class Jobs extends Effect.Service<Jobs>()("Memory/Jobs", {
   effect: Effect.gen(function*() {
-    const queries = yield* JobQueries
+    const queries = (yield* ControlStore).jobs
     const { jobRetentionMax } = yield* AppConfig
     const ready = yield* Queue.unbounded<string>()
 

@@ -4,16 +4,15 @@ import { DreamRequest, DreamResult } from "../../api/MaintenanceApi.js"
 import { LlmProvider } from "../../llm/LlmProvider.js"
 import { PROFILE_PROMPT } from "../../llm/prompts.js"
 import { type EvidenceLine, Profile, type ProfileInput } from "../../llm/tasks.js"
-import { insertEvent } from "../../storage/sqlite/user/events.js"
-import { closeFact, insertFact, newFactId } from "../../storage/sqlite/user/factWrites.js"
-import { FactQueries, type FactRow } from "../../storage/sqlite/user/facts.js"
-import { ProfileQueries, type StaleEntity } from "../../storage/sqlite/user/profiles.js"
-import { utcTimestamp } from "../../util/timestamps.js"
-import type { AuditContext } from "../../domain/audit.js"
 import { JobStarted } from "../../api/JobsApi.js"
-import { Jobs } from "../jobs/Jobs.js"
-import { StoreCache, validateUserId } from "../../storage/sqlite/StoreCache.js"
+import type { AuditContext } from "../../domain/audit.js"
+import { newFactId } from "../../domain/ids.js"
+import { validateUserId } from "../../domain/userId.js"
+import type { FactRow, NewFact, StaleEntity } from "../../storage/records.js"
+import { UserStore } from "../../storage/UserStore.js"
+import { utcTimestamp } from "../../util/timestamps.js"
 import { jobHandler } from "../jobs/jobHandler.js"
+import { Jobs } from "../jobs/Jobs.js"
 
 /** A dream job keeps the request as it was sent, defaults applied, and who asked. */
 const DreamJobPayload = Schema.Struct({
@@ -22,6 +21,13 @@ const DreamJobPayload = Schema.Struct({
 })
 
 const DIGEST_FACTS = 5
+
+/** A profile to write: its text, the facts it cites and what made it. */
+interface Draft {
+  readonly summary: string
+  readonly citations: ReadonlyArray<string>
+  readonly generatedBy: Record<string, unknown>
+}
 
 const line = (fact: FactRow): EvidenceLine => ({ id: fact.fact_id, text: fact.content, date: fact.occurred_at ?? fact.valid_from ?? "" })
 
@@ -40,18 +46,16 @@ const digest = (entity: StaleEntity, facts: ReadonlyArray<FactRow>) => {
  */
 export class Maintenance extends Effect.Service<Maintenance>()("Memory/Maintenance", {
   effect: Effect.gen(function*() {
-    const stores = yield* StoreCache
+    const store = yield* UserStore
     const llm = yield* LlmProvider
     const jobs = yield* Jobs
     // One process serves a data root, so a user's run can be held in memory.
     const running = new Set<string>()
 
-    const staleCount = (userId: string) => stores.read(userId, ({ sql }) => ProfileQueries(sql).staleCount, () => 0)
-
     /** A profile for an entity from its current facts; none when it has no current facts. */
     const profileOf = (entity: StaleEntity, facts: ReadonlyArray<FactRow>) =>
       facts.length === 0
-        ? Effect.succeed(Option.none<{ summary: string; citations: ReadonlyArray<string>; generatedBy: Record<string, unknown> }>())
+        ? Effect.succeed(Option.none<Draft>())
         : Option.match(llm.active, {
           onNone: () => Effect.succeed(Option.some({ ...digest(entity, facts), generatedBy: { method: "digest" } })),
           onSome: (active) =>
@@ -78,60 +82,39 @@ export class Maintenance extends Effect.Service<Maintenance>()("Memory/Maintenan
             )
         })
 
+    /** The new profile as a memory of kind `profile` about its entity, from today. */
+    const profileFact = (entity: StaleEntity, profile: Draft, today: string): NewFact => ({
+      factId: newFactId(),
+      content: profile.summary,
+      kind: "profile",
+      sessionId: null,
+      occurredAt: null,
+      validFrom: today,
+      confidence: 1,
+      metadata: { profile_of: entity.entity_id, citations: profile.citations, generated_by: profile.generatedBy },
+      scope: { agent_id: null, run_id: null, project_id: null },
+      spanIds: [],
+      entities: [{ name: entity.name, role: "subject" }],
+      predicate: "profile"
+    })
+
     /** Writes an entity's new profile (superseding the old) and clears its stale mark, in one transaction. */
-    const settle = (userId: string, entity: StaleEntity, profile: Option.Option<{ summary: string; citations: ReadonlyArray<string>; generatedBy: Record<string, unknown> }>, audit: AuditContext) =>
-      stores.write(userId, ({ sql }) =>
-        sql.withTransaction(Effect.gen(function*() {
-          const millis = yield* Clock.currentTimeMillis
-          const now = utcTimestamp(millis)
-          const profiles = ProfileQueries(sql)
-          if (Option.isNone(profile)) {
-            yield* profiles.settle(entity.entity_id, null, now)
-            return { written: false, superseded: false }
-          }
-          const factId = newFactId()
-          yield* insertFact(sql, {
-            factId,
-            content: profile.value.summary,
-            kind: "profile",
-            sessionId: null,
-            occurredAt: null,
-            validFrom: now.slice(0, 10),
-            confidence: 1,
-            metadata: { profile_of: entity.entity_id, citations: profile.value.citations, generated_by: profile.value.generatedBy },
-            scope: { agent_id: null, run_id: null, project_id: null },
-            spanIds: [],
-            entities: [{ name: entity.name, role: "subject" }],
-            predicate: "profile"
-          }, now, millis / 1000)
-          yield* insertEvent(sql, {
-            type: "memory_add",
-            memoryId: factId,
-            sessionId: null,
-            reason: `profile of ${entity.name} rebuilt by dream`,
-            details: { action: "profile", entity_id: entity.entity_id, citations: profile.value.citations }
-          }, audit, now)
-          const old = entity.profile === null ? undefined : yield* FactQueries(sql).find(entity.profile)
-          const superseded = old !== undefined && old.status === "active"
-          if (superseded) {
-            yield* closeFact(sql, old, { newFactId: factId, validUntil: now.slice(0, 10), now, epochSeconds: millis / 1000 })
-            yield* insertEvent(sql, {
-              type: "memory_supersede",
-              memoryId: old.fact_id,
-              sessionId: null,
-              reason: `profile of ${entity.name} superseded by a rebuilt one`,
-              details: { action: "update", status: "superseded", new_memory_id: factId, superseded_id: old.fact_id }
-            }, audit, now)
-          }
-          yield* profiles.settle(entity.entity_id, factId, now)
-          return { written: true, superseded }
-        })))
+    const settle = (userId: string, entity: StaleEntity, profile: Option.Option<Draft>, audit: AuditContext) =>
+      Effect.flatMap(Clock.currentTimeMillis, (millis) =>
+        store.settleProfile(userId, {
+          entity,
+          profile: Option.getOrUndefined(Option.map(profile, (draft) => ({
+            fact: profileFact(entity, draft, utcTimestamp(millis).slice(0, 10)),
+            citations: draft.citations
+          }))),
+          audit
+        }))
 
     const run = (userId: string, request: DreamRequest, audit: AuditContext) =>
       Effect.gen(function*() {
         const started = yield* Clock.currentTimeMillis
         const deadline = request.max_processing_time_sec > 0 ? started + request.max_processing_time_sec * 1000 : Number.POSITIVE_INFINITY
-        const stale = yield* stores.read(userId, ({ sql }) => ProfileQueries(sql).stale(request.priority_order, request.batch_size), () => [])
+        const stale = yield* store.staleEntities(userId, request.priority_order, request.batch_size)
         let processed = 0, written = 0, superseded = 0, cancelled = false
         for (const entity of stale) {
           // Checked between entities only: every run rebuilds at least one, so runs under a short deadline still progress.
@@ -139,7 +122,7 @@ export class Maintenance extends Effect.Service<Maintenance>()("Memory/Maintenan
             cancelled = true
             break
           }
-          const facts = yield* stores.read(userId, ({ sql }) => ProfileQueries(sql).currentFacts(entity.entity_id), () => [])
+          const facts = yield* store.profileFacts(userId, entity.entity_id)
           const outcome = yield* settle(userId, entity, yield* profileOf(entity, facts), audit)
           processed += 1
           if (outcome.written) written += 1
@@ -152,7 +135,7 @@ export class Maintenance extends Effect.Service<Maintenance>()("Memory/Maintenan
           profiles_written: written,
           profiles_superseded: superseded,
           cancelled,
-          remaining_stale: yield* staleCount(userId)
+          remaining_stale: yield* store.staleCount(userId)
         })
       })
 
@@ -180,12 +163,12 @@ export class Maintenance extends Effect.Service<Maintenance>()("Memory/Maintenan
             profiles_written: 0,
             profiles_superseded: 0,
             cancelled: false,
-            remaining_stale: yield* staleCount(userId)
+            remaining_stale: yield* store.staleCount(userId)
           })
         }
         running.add(userId)
         return yield* run(userId, request, audit).pipe(Effect.ensuring(Effect.sync(() => running.delete(userId))))
-      }).pipe(Effect.catchTag("SqlError", Effect.die), Effect.withSpan("Maintenance.dream"))
+      }).pipe(Effect.withSpan("Maintenance.dream"))
 
     return {
       dream,

@@ -2,44 +2,34 @@ import { Clock, Effect, Option } from "effect"
 import { MemoryEvent, EventList } from "../../api/EventsApi.js"
 import { MemoryList } from "../../api/MemoriesApi.js"
 import { localNow } from "../../domain/sessionTime.js"
-import { listEvents } from "../../storage/sqlite/user/events.js"
-import { FactQueries, type FactRow } from "../../storage/sqlite/user/facts.js"
-import { inScope, type ScopeParams, scopeFilter, toMemory } from "./memoryRecords.js"
-import { StoreCache } from "../../storage/sqlite/StoreCache.js"
+import { inScope } from "../../storage/records.js"
+import { UserStore } from "../../storage/UserStore.js"
+import { type ScopeParams, scopeFilter, toMemory } from "./memoryRecords.js"
 
 const EVENT_TYPES = new Set(["memory_add", "memory_supersede", "memory_delete"])
 
 /** Reads of memories and their audit log; a read never creates a store. */
 export class MemoryReads extends Effect.Service<MemoryReads>()("Memory/MemoryReads", {
   effect: Effect.gen(function*() {
-    const stores = yield* StoreCache
+    const store = yield* UserStore
 
     const list = (params: ScopeParams & { readonly offset: number; readonly limit: number }) =>
       Effect.gen(function*() {
         const now = localNow(new Date(yield* Clock.currentTimeMillis))
-        const page = yield* stores.read(
-          params.user_id,
-          ({ sql }) => FactQueries(sql).listCurrent(scopeFilter(params), now, params.offset, params.limit),
-          () => ({ rows: [], total: 0 })
-        )
+        const page = yield* store.currentFacts(params.user_id, { scope: scopeFilter(params), now, offset: params.offset, limit: params.limit })
         return new MemoryList({
           memories: page.rows.map((row) => toMemory(params.user_id, row)),
           total: page.total,
           offset: params.offset,
           limit: params.limit
         })
-      }).pipe(Effect.catchTag("SqlError", Effect.die), Effect.withSpan("MemoryReads.list"))
+      }).pipe(Effect.withSpan("MemoryReads.list"))
 
     /** A memory by id; none when absent, archived, or stamped outside the requested scope. */
     const get = (memoryId: string, params: ScopeParams) =>
-      stores.read(
-        params.user_id,
-        ({ sql }) => Effect.map(FactQueries(sql).find(memoryId), Option.fromNullable),
-        () => Option.none<FactRow>()
-      ).pipe(
+      store.fact(params.user_id, memoryId).pipe(
         Effect.map(Option.filter((row) => row.status !== "archived" && inScope(row, scopeFilter(params)))),
         Effect.map(Option.map((row) => toMemory(params.user_id, row))),
-        Effect.catchTag("SqlError", Effect.die),
         Effect.withSpan("MemoryReads.get")
       )
 
@@ -49,7 +39,7 @@ export class MemoryReads extends Effect.Service<MemoryReads>()("Memory/MemoryRea
         const type = params.type ?? null
         const page = type !== null && !EVENT_TYPES.has(type)
           ? { rows: [], total: 0 }
-          : yield* stores.read(params.user_id, ({ sql }) => listEvents(sql, type, params.offset, params.limit), () => ({ rows: [], total: 0 }))
+          : yield* store.events(params.user_id, { type, offset: params.offset, limit: params.limit })
         return new EventList({
           events: page.rows.map((row) =>
             new MemoryEvent({
@@ -68,7 +58,7 @@ export class MemoryReads extends Effect.Service<MemoryReads>()("Memory/MemoryRea
           offset: params.offset,
           limit: params.limit
         })
-      }).pipe(Effect.catchTag("SqlError", Effect.die), Effect.withSpan("MemoryReads.events"))
+      }).pipe(Effect.withSpan("MemoryReads.events"))
 
     return { list, get, events } as const
   })

@@ -2,7 +2,7 @@ import { Clock, Effect, Either } from "effect"
 import { IngestFailed } from "../../api/errors.js"
 import { Memory } from "../../api/MemoriesApi.js"
 import { parseSessionTime } from "../../domain/sessionTime.js"
-import { factMetadata, type FactRow, type ScopeFilter } from "../../storage/sqlite/user/facts.js"
+import { factMetadata, type FactRow, type ScopeFilter } from "../../storage/records.js"
 
 export interface ScopeParams {
   readonly user_id: string
@@ -17,10 +17,6 @@ export const scopeFilter = (params: ScopeParams): ScopeFilter => ({
   run_id: params.run_id || null,
   project_id: params.project_id || null
 })
-
-/** A fact stamped with another value than the requested scope is outside it; an unstamped one is inside. */
-export const inScope = (row: FactRow, scope: ScopeFilter) =>
-  (["agent_id", "run_id", "project_id"] as const).every((key) => scope[key] === null || row[key] === null || row[key] === scope[key])
 
 export const toMemory = (userId: string, row: FactRow) =>
   new Memory({

@@ -4,7 +4,7 @@ import { AppConfig } from "../../config/AppConfig.js"
 import { countsOf } from "../../llm/usage.js"
 import { LlmUsage } from "../../llm/LlmUsage.js"
 import { nearestRank, RequestMetrics } from "./RequestMetrics.js"
-import { StoreCache } from "../../storage/sqlite/StoreCache.js"
+import { UserStore } from "../../storage/UserStore.js"
 
 interface Sample {
   readonly labels: Record<string, string | number>
@@ -35,7 +35,7 @@ export class Prometheus extends Effect.Service<Prometheus>()("Memory/Prometheus"
   effect: Effect.gen(function*() {
     const requests = yield* RequestMetrics
     const usage = yield* LlmUsage
-    const stores = yield* StoreCache
+    const stores = yield* UserStore
     const { storeCacheMax } = yield* AppConfig
     const registry = new Registry()
 
@@ -80,7 +80,7 @@ export class Prometheus extends Effect.Service<Prometheus>()("Memory/Prometheus"
       "sodamem_store_cache_open",
       "Per-user stores open now.",
       "gauge",
-      async () => [{ labels: {}, value: await Effect.runPromise(stores.openCount) }]
+      async () => [{ labels: {}, value: await Effect.runPromise(stores.openStores) }]
     )
 
     register(registry,

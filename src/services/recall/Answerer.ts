@@ -10,7 +10,7 @@ import type { EvidenceItem } from "../../retrieval/evidence.js"
 import { localNow } from "../../domain/sessionTime.js"
 import { Jobs } from "../jobs/Jobs.js"
 import { Retrieval } from "./Retrieval.js"
-import { validateUserId } from "../../storage/sqlite/StoreCache.js"
+import { validateUserId } from "../../domain/userId.js"
 import { jobHandler } from "../jobs/jobHandler.js"
 
 /** An answer job keeps the request as it was sent, defaults applied. */

@@ -2,34 +2,19 @@ import { Reactivity } from "@effect/experimental"
 import type { SqlClient } from "@effect/sql"
 import { Clock, Deferred, Duration, Effect, Exit, Option, Schedule, Scope } from "effect"
 import * as NodeFs from "node:fs"
-import * as NodePath from "node:path"
-import * as SqliteVec from "sqlite-vec"
-import { InvalidScope, StoreUnavailable } from "../../api/errors.js"
 import { AppConfig } from "../../config/AppConfig.js"
-import { FOREGROUND_CHECKPOINT_PAGES, makeCheckpointer } from "./checkpointer.js"
-import { openMigrated } from "./database.js"
-import { userStoreMigrations } from "./user/migrations.js"
-import { STORE_SCHEMA_VERSION } from "../../version.js"
+import { validateUserId } from "../../domain/userId.js"
+import { makeCheckpointer } from "./checkpointer.js"
+import { openStoreFile, storeDirectory, storeFilePath } from "./storeFile.js"
 
 /** One user's open store. */
-export interface UserStore {
+export interface UserStoreFile {
   readonly userId: string
   readonly sql: SqlClient.SqlClient
 }
 
-const USER_ID = /^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$/
-
-/** A user_id names a directory, so only the allowlist passes (no dots first, no separators). */
-export const validateUserId = (userId: string) =>
-  USER_ID.test(userId)
-    ? Effect.succeed(userId)
-    : Effect.fail(new InvalidScope({
-      message: `user_id '${userId}' is not a valid scope: use 1 to 128 of A-Z a-z 0-9 . _ -, starting with a letter or digit`,
-      details: {}
-    }))
-
 interface Entry {
-  readonly store: UserStore
+  readonly store: UserStoreFile
   readonly scope: Scope.CloseableScope
   users: number
   /** When the last user released it (epoch ms). */
@@ -42,8 +27,6 @@ interface Entry {
  * reopen each time); with it, only stores idle this long are closed, by use or by a sweep.
  */
 export const IDLE_GRACE = Duration.seconds(1)
-
-export const STORE_FILE = "store.db"
 
 /**
  * The open per-user stores: at most SERVICE_STORE_CACHE_MAX of them, least recently used closed
@@ -73,41 +56,8 @@ export class StoreCache extends Effect.Service<StoreCache>()("Memory/StoreCache"
     })
 
     const open = (userId: string) =>
-      Effect.gen(function*() {
-        const directory = NodePath.join(dataRoot, userId)
-        const scope = yield* Scope.make()
-        const unavailable = (cause: string) =>
-          new StoreUnavailable({
-            message: `could not open the store for user_id='${userId}': ${cause}`,
-            details: { user_id: userId, cause }
-          })
-        const filename = NodePath.join(directory, STORE_FILE)
-        const sql = yield* Effect.try({
-          try: () => NodeFs.mkdirSync(directory, { recursive: true }),
-          catch: (error) => unavailable(`the store directory cannot be created (${(error as Error).message})`)
-        }).pipe(
-          Effect.zipRight(openMigrated({
-            filename,
-            migrations: userStoreMigrations,
-            latest: STORE_SCHEMA_VERSION,
-            extensions: [SqliteVec.getLoadablePath()],
-            onTransactionEnd: checkpointer.transactionEnded(filename)
-          })),
-          // Checkpoints run on the checkpointer's thread; one still running is waited for before the connection closes.
-          Effect.tap((opened) => opened`PRAGMA wal_autocheckpoint = ${opened.literal(String(FOREGROUND_CHECKPOINT_PAGES))}`),
-          Effect.tap(() => Effect.addFinalizer(() => checkpointer.closing(filename))),
-          Scope.extend(scope),
-          Effect.provideService(Reactivity.Reactivity, reactivity),
-          Effect.catchTags({
-            SchemaNewer: ({ found, supported }) =>
-              Effect.fail(unavailable(`StoreVersionError. The store has schema ${found}, newer than this build's ${supported}; run a newer build`)),
-            SqlError: (error) => Effect.fail(unavailable(`SqlError. ${error.message}`)),
-            MigrationError: (error) => Effect.fail(unavailable(`MigrationError. ${error.message}`))
-          }),
-          Effect.tapError(() => Scope.close(scope, Exit.void))
-        )
-        return { store: { userId, sql }, scope, users: 0, idleSince: 0 } satisfies Entry
-      })
+      Effect.map(openStoreFile({ dataRoot, userId, checkpointer, reactivity }), ({ scope, sql }) =>
+        ({ store: { userId, sql }, scope, users: 0, idleSince: 0 }) satisfies Entry)
 
     /** Takes a store for the enclosing scope; none when it does not exist and `create` is false. */
     const acquire = (userId: string, create: boolean) =>
@@ -123,14 +73,14 @@ export class StoreCache extends Effect.Service<StoreCache>()("Memory/StoreCache"
             cached.users++
             return Option.some(cached)
           }
-          if (!create && !NodeFs.existsSync(NodePath.join(dataRoot, userId, STORE_FILE))) return Option.none<Entry>()
+          if (!create && !NodeFs.existsSync(storeFilePath(dataRoot, userId))) return Option.none<Entry>()
           const opened = yield* open(userId)
           opened.users = 1
           entries.set(userId, opened)
           yield* closeIdleOverCap
           return Option.some(opened)
         }))
-        if (Option.isNone(entry)) return Option.none<UserStore>()
+        if (Option.isNone(entry)) return Option.none<UserStoreFile>()
         yield* Effect.addFinalizer(() =>
           guard.withPermits(1)(Effect.gen(function*() {
             entry.value.users--
@@ -155,7 +105,7 @@ export class StoreCache extends Effect.Service<StoreCache>()("Memory/StoreCache"
           yield* Deferred.await(already)
           return false
         }
-        const directory = NodePath.join(dataRoot, userId)
+        const directory = storeDirectory(dataRoot, userId)
         const existed = yield* Effect.gen(function*() {
           for (;;) {
             const removed = yield* guard.withPermits(1)(Effect.gen(function*() {
@@ -189,13 +139,13 @@ export class StoreCache extends Effect.Service<StoreCache>()("Memory/StoreCache"
 
     return {
       /** Runs `use` with the user's store, creating it if needed (the write path). */
-      write: <A, E, R>(userId: string, use: (store: UserStore) => Effect.Effect<A, E, R>) =>
+      write: <A, E, R>(userId: string, use: (store: UserStoreFile) => Effect.Effect<A, E, R>) =>
         Effect.scoped(Effect.flatMap(acquire(userId, true), Option.match({
           onNone: () => Effect.dieMessage("a store opened for writing is always present"),
           onSome: use
         }))),
       /** Runs `use` with the user's store if it exists; `absent` otherwise. A read never creates one. */
-      read: <A, E, R>(userId: string, use: (store: UserStore) => Effect.Effect<A, E, R>, absent: () => A) =>
+      read: <A, E, R>(userId: string, use: (store: UserStoreFile) => Effect.Effect<A, E, R>, absent: () => A) =>
         Effect.scoped(Effect.flatMap(acquire(userId, false), Option.match({ onNone: () => Effect.succeed(absent()), onSome: use }))),
       erase,
       /** How many stores are open now. */

@@ -1,14 +1,6 @@
 import { Effect } from "effect"
+import type { ApiKeyRow } from "../../records.js"
 import { ControlDb } from "./ControlDb.js"
-
-export interface ApiKeyRow {
-  readonly id: string
-  readonly name: string
-  readonly prefix: string
-  readonly created_at: string
-  readonly last_used_at: string | null
-  readonly revoked_at: string | null
-}
 
 const columns = "id, name, prefix, created_at, last_used_at, revoked_at"
 

@@ -1,22 +1,6 @@
 import { Effect } from "effect"
+import type { ClaimedJob, JobRow } from "../../records.js"
 import { ControlDb } from "./ControlDb.js"
-
-export interface JobRow {
-  readonly job_id: string
-  readonly kind: string
-  readonly status: string
-  readonly user_id: string
-  readonly result: string | null
-  readonly error: string | null
-  readonly created_at: string
-  readonly finished_at: string | null
-}
-
-export interface ClaimedJob {
-  readonly job_id: string
-  readonly kind: string
-  readonly payload: string
-}
 
 /** SQL over the `jobs` table; infrastructure failures are defects. */
 export const JobQueries = Effect.gen(function*() {

@@ -2,12 +2,9 @@ import { Reactivity } from "@effect/experimental"
 import { SqliteClient } from "@effect/sql-sqlite-node"
 import { Effect } from "effect"
 import { nowTimestamp } from "../../../util/timestamps.js"
+import type { LockContention } from "../../records.js"
 import { ControlDb, controlDbPath } from "./ControlDb.js"
 
-export interface LockContention {
-  readonly count: number
-  readonly last: string | null
-}
 
 export const readLockContention = Effect.gen(function*() {
   const sql = yield* ControlDb

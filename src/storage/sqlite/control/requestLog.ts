@@ -1,15 +1,6 @@
 import { Effect } from "effect"
+import type { RequestLogRow } from "../../records.js"
 import { ControlDb } from "./ControlDb.js"
-
-export interface RequestLogRow {
-  readonly request_id: string
-  readonly method: string
-  readonly route: string
-  readonly status_code: number
-  readonly latency_ms: number
-  readonly key_name: string | null
-  readonly created_at: string
-}
 
 /** SQL over the `request_log` table; infrastructure failures are defects. */
 export const RequestLogQueries = Effect.gen(function*() {

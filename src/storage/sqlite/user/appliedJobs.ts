@@ -1,10 +1,9 @@
 import type { SqlClient } from "@effect/sql"
 import { Effect } from "effect"
 
-/**
- * Jobs whose writes are committed in this store, recorded in the same transaction as the writes,
- * so that a job resumed after a crash is applied exactly once.
- */
+// Jobs whose writes are committed in this store, recorded in the same transaction as the writes,
+// so that a job resumed after a crash is applied exactly once.
+
 /** The recorded result of a job whose writes are already committed here, if any. */
 export const appliedJobResult = (sql: SqlClient.SqlClient, jobId: string) =>
   Effect.map(
@@ -12,5 +11,6 @@ export const appliedJobResult = (sql: SqlClient.SqlClient, jobId: string) =>
     (rows) => rows[0]?.result
   )
 
-export const markJobApplied = (sql: SqlClient.SqlClient, jobId: string, result: unknown, now: string) =>
-  sql`INSERT INTO applied_jobs (job_id, result, applied_at) VALUES (${jobId}, ${JSON.stringify(result)}, ${now})`.pipe(Effect.asVoid)
+/** Records a job's result (JSON text) with its writes. */
+export const markJobApplied = (sql: SqlClient.SqlClient, jobId: string, result: string, now: string) =>
+  sql`INSERT INTO applied_jobs (job_id, result, applied_at) VALUES (${jobId}, ${result}, ${now})`.pipe(Effect.asVoid)

@@ -1,3 +1,5 @@
+import { Effect } from "effect"
+
 // SQLite binds at most 32,766 parameters per statement: long row lists and IN lists go in parts.
 
 /** Rows per multi-row INSERT: well under the bound-parameter limit for the widest row. */
@@ -14,3 +16,7 @@ export const insertBatches = <A>(rows: ReadonlyArray<A>) => slices(rows, ROWS_PE
 
 /** Consecutive slices of values, each one IN list's worth. */
 export const inListBatches = <A>(values: ReadonlyArray<A>) => slices(values, VALUES_PER_IN_LIST)
+
+/** Rows of a lookup by many keys, one statement per IN list's worth of them (none for no keys). */
+export const inBatches = <K, Row, E>(keys: ReadonlyArray<K>, query: (batch: ReadonlyArray<K>) => Effect.Effect<ReadonlyArray<Row>, E>) =>
+  Effect.map(Effect.forEach(inListBatches(keys), query), (parts) => parts.flat())

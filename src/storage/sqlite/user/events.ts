@@ -1,25 +1,16 @@
 import type { SqlClient } from "@effect/sql"
 import { Effect } from "effect"
-import * as NodeCrypto from "node:crypto"
 import type { AuditContext } from "../../../domain/audit.js"
+import { newEventId } from "../../../domain/ids.js"
+import type { EventRow, NewEvent } from "../../records.js"
 import { insertBatches } from "./batches.js"
-
-export type EventType = "memory_add" | "memory_supersede" | "memory_delete"
-
-export interface NewEvent {
-  readonly type: EventType
-  readonly memoryId: string | null
-  readonly sessionId: string | null
-  readonly reason: string
-  readonly details: Record<string, unknown>
-}
 
 /** Appends audit events in their order; callers run it inside the transaction of the change they record. */
 export const insertEvents = (sql: SqlClient.SqlClient, events: ReadonlyArray<NewEvent>, audit: AuditContext, ts: string) =>
   Effect.forEach(insertBatches(events), (batch) =>
     sql`INSERT INTO events ${
       sql.insert(batch.map((event) => ({
-        event_id: `trace_${NodeCrypto.randomUUID()}`,
+        event_id: newEventId(),
         ts,
         type: event.type,
         memory_id: event.memoryId,
@@ -31,16 +22,6 @@ export const insertEvents = (sql: SqlClient.SqlClient, events: ReadonlyArray<New
 
 /** Appends one audit event, as insertEvents does. */
 export const insertEvent = (sql: SqlClient.SqlClient, event: NewEvent, audit: AuditContext, ts: string) => insertEvents(sql, [event], audit, ts)
-
-export interface EventRow {
-  readonly event_id: string
-  readonly ts: string
-  readonly type: string
-  readonly memory_id: string | null
-  readonly session_id: string | null
-  readonly reason: string | null
-  readonly details: string
-}
 
 /** Newest first, optionally of one type, with how many there are in all. */
 export const listEvents = (sql: SqlClient.SqlClient, type: string | null, offset: number, limit: number) => {

@@ -1,38 +1,15 @@
 import type { SqlClient } from "@effect/sql"
 import { Effect } from "effect"
-import * as NodeCrypto from "node:crypto"
+import { entityId, newEdgeId } from "../../../domain/ids.js"
 import { normalizeName } from "../../../retrieval/fusion.js"
-import type { FactRow } from "./facts.js"
+import type { FactRow, NewFact, Replacement } from "../../records.js"
 import { insertBatches } from "./batches.js"
-import type { TurnScope } from "./turns.js"
-
-/** A fact about to be written, with its provenance and the entities it involves. */
-export interface NewFact {
-  readonly factId: string
-  readonly content: string
-  readonly kind: string
-  /** The session it was learned in; none for what the store derives itself (profiles). */
-  readonly sessionId: string | null
-  readonly occurredAt: string | null
-  readonly validFrom: string | null
-  readonly confidence: number
-  readonly metadata: Record<string, unknown>
-  readonly scope: TurnScope
-  readonly spanIds: ReadonlyArray<string>
-  readonly entities: ReadonlyArray<{ readonly name: string; readonly role: string }>
-  readonly predicate: string
-}
-
-export const newFactId = () => `fact_${NodeCrypto.randomUUID()}`
-
-/** Entity ids are stable per normalized name, so every mention of a name links to one entity. */
-export const entityId = (name: string) => `entity_${normalizeName(name).replaceAll(" ", "_")}`
 
 /** How an entity's role in a fact shows as a graph edge. */
 const EDGE_OF_ROLE: Record<string, string> = { subject: "SUBJECT_OF", object: "OBJECT_OF" }
 
 const edge = (srcFactId: string, dstId: string, edgeType: string, predicate: string | null, epochSeconds: number) => ({
-  edge_id: `edge_${NodeCrypto.randomUUID()}`,
+  edge_id: newEdgeId(),
   src_fact_id: srcFactId,
   dst_id: dstId,
   edge_type: edgeType,
@@ -107,15 +84,6 @@ export const insertFacts = (sql: SqlClient.SqlClient, facts: ReadonlyArray<NewFa
 /** Writes one fact, as insertFacts does; its rowid. */
 export const insertFact = (sql: SqlClient.SqlClient, fact: NewFact, now: string, epochSeconds: number) =>
   Effect.map(insertFacts(sql, [fact], now, epochSeconds), (seqs) => seqs[0]!)
-
-/** What closes a fact: the version that replaces it, and since when. */
-export interface Replacement {
-  readonly newFactId: string
-  /** When the old fact stopped being true: its valid_until. */
-  readonly validUntil: string | null
-  readonly now: string
-  readonly epochSeconds: number
-}
 
 /**
  * Closes a fact replaced by a newer version: status superseded, valid_until and superseded_by

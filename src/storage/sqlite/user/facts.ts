@@ -1,36 +1,7 @@
 import type { SqlClient } from "@effect/sql"
 import { Effect } from "effect"
-
-export interface FactRow {
-  readonly seq: number
-  readonly fact_id: string
-  readonly content: string
-  readonly kind: string
-  readonly status: string
-  readonly session_id: string | null
-  readonly occurred_at: string | null
-  readonly valid_from: string | null
-  readonly valid_until: string | null
-  readonly confidence: number | null
-  readonly metadata: string
-  readonly agent_id: string | null
-  readonly run_id: string | null
-  readonly project_id: string | null
-  readonly superseded_by: string | null
-}
-
-/** A fact's metadata column (always a JSON object as written here); anything else reads as no metadata. */
-export const factMetadata = (row: Pick<FactRow, "metadata">): Record<string, unknown> => {
-  const parsed: unknown = JSON.parse(row.metadata)
-  return typeof parsed === "object" && parsed !== null && !Array.isArray(parsed) ? parsed as Record<string, unknown> : {}
-}
-
-/** Narrowing scope: a fact stamped with another value is excluded; an unstamped fact matches. */
-export interface ScopeFilter {
-  readonly agent_id: string | null
-  readonly run_id: string | null
-  readonly project_id: string | null
-}
+import type { FactRow, ScopeFilter } from "../../records.js"
+import { inBatches } from "./batches.js"
 
 const columns = `seq, fact_id, content, kind, status, session_id, occurred_at, valid_from, valid_until,
   confidence, metadata, agent_id, run_id, project_id, superseded_by`
@@ -56,6 +27,10 @@ export const FactQueries = (sql: SqlClient.SqlClient) => {
       }),
 
     find: (factId: string) =>
-      Effect.map(sql<FactRow>`SELECT ${sql.literal(columns)} FROM facts WHERE fact_id = ${factId}`, (rows) => rows[0])
+      Effect.map(sql<FactRow>`SELECT ${sql.literal(columns)} FROM facts WHERE fact_id = ${factId}`, (rows) => rows[0]),
+
+    /** Facts by id, in no particular order (ids not found left out). */
+    findMany: (factIds: ReadonlyArray<string>) =>
+      inBatches(factIds, (batch) => sql<FactRow>`SELECT ${sql.literal(columns)} FROM facts WHERE fact_id IN ${sql.in(batch)}`)
   }
 }

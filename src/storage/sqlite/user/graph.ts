@@ -1,29 +1,8 @@
 import type { SqlClient } from "@effect/sql"
 import { Effect } from "effect"
-import type { FactRow, ScopeFilter } from "./facts.js"
+import type { EdgeRow, FactRow, ScopeFilter } from "../../records.js"
+import { inBatches } from "./batches.js"
 import { FACT_COLUMNS, RetrievalQueries, scopedTo } from "./retrieval.js"
-
-/** An edge with what its destination is: only fact endpoints are walked on and shown as nodes. */
-export interface EdgeRow {
-  readonly edge_id: string
-  readonly src_fact_id: string
-  readonly dst_id: string
-  readonly edge_type: string
-  readonly predicate: string | null
-  readonly confidence: number | null
-  readonly metadata: string
-  readonly created_at: number
-  readonly dst_kind: "fact" | "entity" | "other"
-}
-
-/** Ids per IN list, well under SQLite's bound on parameters. */
-const CHUNK = 500
-
-const chunked = <A, E>(ids: ReadonlyArray<string>, query: (chunk: ReadonlyArray<string>) => Effect.Effect<ReadonlyArray<A>, E>) => {
-  const chunks: Array<ReadonlyArray<string>> = []
-  for (let i = 0; i < ids.length; i += CHUNK) chunks.push(ids.slice(i, i + CHUNK))
-  return Effect.map(Effect.forEach(chunks, query), (parts) => parts.flat())
-}
 
 /** Queries of the graph routes over one user's store. Facts of any status; scope narrows. */
 export const GraphQueries = (sql: SqlClient.SqlClient) => {
@@ -55,7 +34,7 @@ export const GraphQueries = (sql: SqlClient.SqlClient) => {
         ORDER BY f.occurred_at, f.seq`,
 
     factsByIds: (factIds: ReadonlyArray<string>, scope: ScopeFilter) =>
-      chunked(factIds, (chunk) =>
+      inBatches(factIds, (chunk) =>
         sql<FactRow>`SELECT ${sql.literal(FACT_COLUMNS)} FROM facts f WHERE f.fact_id IN ${sql.in(chunk)} AND ${scopedTo(sql, "f", scope)}`),
 
     /** Edges from or to the given facts whose fact endpoints are all within scope. */
@@ -77,11 +56,6 @@ export const GraphQueries = (sql: SqlClient.SqlClient) => {
         : sql<EdgeRow>`${selectEdges} WHERE e.dst_id IN ${sql.in(entityIds)} AND ${inScope(scope)}
           ORDER BY e.created_at, e.edge_id LIMIT ${limit}`,
 
-    /** The source turns and entity roles of facts, for their cards. */
-    provenance: (factIds: ReadonlyArray<string>) =>
-      Effect.all({
-        sources: chunked(factIds, retrieval.sources),
-        roles: chunked(factIds, retrieval.roles)
-      })
+    provenance: retrieval.provenance
   }
 }

@@ -1,15 +1,7 @@
 import type { SqlClient } from "@effect/sql"
 import { Effect } from "effect"
-import type { FactRow } from "./facts.js"
+import type { FactRow, PriorityOrder, StaleEntity } from "../../records.js"
 import { FACT_COLUMNS } from "./retrieval.js"
-
-export type PriorityOrder = "by_staleness" | "by_fact_count_delta" | "fifo"
-
-export interface StaleEntity {
-  readonly entity_id: string
-  readonly name: string
-  readonly profile: string | null
-}
 
 /** How many current facts about an entity at most go into its profile: the newest. */
 const PROFILE_FACTS = 50

@@ -1,36 +1,7 @@
 import type { SqlClient } from "@effect/sql"
 import { Effect } from "effect"
-import { inListBatches } from "./batches.js"
-import type { FactRow, ScopeFilter } from "./facts.js"
-
-export interface TurnRow {
-  readonly seq: number
-  readonly turn_id: string
-  readonly session_id: string
-  readonly position: number
-  readonly role: string
-  readonly content: string
-  readonly agent_id: string | null
-  readonly run_id: string | null
-  readonly project_id: string | null
-  readonly session_time: string | null
-}
-
-export interface FactSource {
-  readonly fact_id: string
-  readonly span_id: string
-  readonly turn_id: string
-  readonly session_id: string
-  readonly role: string
-  readonly content: string
-  readonly session_time: string | null
-}
-
-export interface FactRole {
-  readonly fact_id: string
-  readonly role: string
-  readonly name: string
-}
+import type { FactRole, FactRow, FactSource, ScopeFilter, TurnRow } from "../../records.js"
+import { inBatches } from "./batches.js"
 
 /** Rows in the order of the seqs given (rows a seq did not find left out). */
 const inGivenOrder = <Row extends { readonly seq: number }>(seqs: ReadonlyArray<number>, rows: ReadonlyArray<Row>) => {
@@ -114,19 +85,19 @@ export const RetrievalQueries = (sql: SqlClient.SqlClient) => {
     /** Turns by their rowids, in the order given, within scope. */
     turnsBySeq: (seqs: ReadonlyArray<number>, scope: ScopeFilter) =>
       Effect.map(
-        Effect.forEach(inListBatches(seqs), (batch) =>
+        inBatches(seqs, (batch) =>
           sql<TurnRow>`SELECT ${sql.literal(TURN_COLUMNS)} FROM turns t JOIN sessions s ON s.session_id = t.session_id
                        WHERE t.seq IN ${sql.in(batch)} AND ${scoped("t", scope)}`),
-        (parts) => inGivenOrder(seqs, parts.flat())
+        (rows) => inGivenOrder(seqs, rows)
       ),
 
     /** Facts by their rowids, in the order given, visible and within scope. */
     factsBySeq: (seqs: ReadonlyArray<number>, scope: ScopeFilter, statuses: ReadonlyArray<string>) =>
       Effect.map(
-        Effect.forEach(inListBatches(seqs), (batch) =>
+        inBatches(seqs, (batch) =>
           sql<FactRow>`SELECT ${sql.literal(FACT_COLUMNS)} FROM facts f
                        WHERE f.seq IN ${sql.in(batch)} AND ${visible(statuses)} AND ${scoped("f", scope)}`),
-        (parts) => inGivenOrder(seqs, parts.flat())
+        (rows) => inGivenOrder(seqs, rows)
       ),
 
     /** The turns just before and after the given ones in their sessions. */
@@ -140,27 +111,23 @@ export const RetrievalQueries = (sql: SqlClient.SqlClient) => {
 
     /** How many documents of an index contain each (stemmed) term. */
     termFrequencies: (index: "facts" | "turns", stems: ReadonlyArray<string>) =>
-      Effect.map(
-        Effect.forEach(inListBatches(stems), (batch) =>
-          sql<{ readonly term: string; readonly doc: number }>`
-            SELECT term, doc FROM ${sql.literal(`${index}_vocab`)} WHERE term IN ${sql.in(batch)}`),
-        (parts) => parts.flat()
-      ),
+      inBatches(stems, (batch) =>
+        sql<{ readonly term: string; readonly doc: number }>`
+          SELECT term, doc FROM ${sql.literal(`${index}_vocab`)} WHERE term IN ${sql.in(batch)}`),
 
-    sources: (factIds: ReadonlyArray<string>) =>
-      factIds.length === 0
-        ? Effect.succeed([] as ReadonlyArray<FactSource>)
-        : sql<FactSource>`
-          SELECT fs.fact_id, fs.span_id, t.turn_id, t.session_id, t.role, t.content, s.session_time
-          FROM fact_sources fs JOIN spans sp ON sp.span_id = fs.span_id JOIN turns t ON t.turn_id = sp.turn_id
-          JOIN sessions s ON s.session_id = t.session_id
-          WHERE fs.fact_id IN ${sql.in(factIds)} ORDER BY t.seq`,
-
-    roles: (factIds: ReadonlyArray<string>) =>
-      factIds.length === 0
-        ? Effect.succeed([] as ReadonlyArray<FactRole>)
-        : sql<FactRole>`
-          SELECT r.fact_id, r.role, e.name FROM fact_entity_roles r JOIN entities e ON e.entity_id = r.entity_id
-          WHERE r.fact_id IN ${sql.in(factIds)} ORDER BY r.fact_id, r.role, e.name`
+    /** The source turns and entity roles of facts. */
+    provenance: (factIds: ReadonlyArray<string>) =>
+      Effect.all({
+        sources: inBatches(factIds, (batch) =>
+          sql<FactSource>`
+            SELECT fs.fact_id, fs.span_id, t.turn_id, t.session_id, t.role, t.content, s.session_time
+            FROM fact_sources fs JOIN spans sp ON sp.span_id = fs.span_id JOIN turns t ON t.turn_id = sp.turn_id
+            JOIN sessions s ON s.session_id = t.session_id
+            WHERE fs.fact_id IN ${sql.in(batch)} ORDER BY t.seq`),
+        roles: inBatches(factIds, (batch) =>
+          sql<FactRole>`
+            SELECT r.fact_id, r.role, e.name FROM fact_entity_roles r JOIN entities e ON e.entity_id = r.entity_id
+            WHERE r.fact_id IN ${sql.in(batch)} ORDER BY r.fact_id, r.role, e.name`)
+      })
   }
 }

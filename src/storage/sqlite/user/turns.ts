@@ -1,20 +1,8 @@
 import type { SqlClient } from "@effect/sql"
 import { Effect } from "effect"
+import { spanId, turnId } from "../../../domain/ids.js"
+import type { TurnScope } from "../../records.js"
 import { insertBatches } from "./batches.js"
-
-export interface NewTurn {
-  readonly role: string
-  readonly content: string
-}
-
-export interface TurnScope {
-  readonly agent_id: string | null
-  readonly run_id: string | null
-  readonly project_id: string | null
-}
-
-export const turnId = (sessionId: string, position: number) => `${sessionId}_turn_${position}`
-export const spanId = (sessionId: string, position: number) => `span_${sessionId}_${position}`
 
 /**
  * Appends turns to a session (created if new), one source span per turn covering it whole.
@@ -25,7 +13,7 @@ export const appendTurns = (
   input: {
     readonly sessionId: string
     readonly sessionTime: string
-    readonly turns: ReadonlyArray<NewTurn>
+    readonly turns: ReadonlyArray<{ readonly role: string; readonly content: string }>
     readonly scope: TurnScope
     readonly now: string
   }

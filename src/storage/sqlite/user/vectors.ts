@@ -1,16 +1,12 @@
 import { SqlClient, type SqlError } from "@effect/sql"
 import { Effect, Option } from "effect"
+import type { VectorSpace } from "../../records.js"
 import { quantize } from "./bitIndex.js"
 import { insertBatches } from "./batches.js"
 import { bitTable, countChange, currentBitIndex, exactTable, type VectorIndex } from "./bitIndexCache.js"
 
 export type { VectorIndex }
 
-/** The embedding model and dimension of a store's vectors; none before its first vector. */
-export interface VectorSpace {
-  readonly model: string
-  readonly dimensions: number
-}
 
 // Each index keeps its exact vectors in a plain table and, when the dimension allows, their
 // binary quantization in a vec0 bit table, mirrored in memory per open store (bitIndexCache): a

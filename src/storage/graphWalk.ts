@@ -1,6 +1,13 @@
 import { Effect } from "effect"
-import type { ScopeFilter } from "../storage/sqlite/user/facts.js"
-import type { EdgeRow, GraphQueries } from "../storage/sqlite/user/graph.js"
+import type { EdgeRow, ScopeFilter } from "./records.js"
+
+/** The two edge lookups a walk makes, as a backend answers them. */
+export interface EdgeReader<E> {
+  /** Edges from or to the given facts whose fact endpoints are all within scope. */
+  readonly edgesOfFacts: (factIds: ReadonlyArray<string>, scope: ScopeFilter) => Effect.Effect<ReadonlyArray<EdgeRow>, E>
+  /** The first `limit` edges (by created_at, then edge_id) into the given entities whose fact endpoints are within scope. */
+  readonly edgesToEntities: (entityIds: ReadonlyArray<string>, scope: ScopeFilter, limit: number) => Effect.Effect<ReadonlyArray<EdgeRow>, E>
+}
 
 /** The facts an edge joins: its source, and its destination when that is a fact (not an entity or a span). */
 export const factEnds = (edge: EdgeRow) => edge.dst_kind === "fact" ? [edge.src_fact_id, edge.dst_id] : [edge.src_fact_id]
@@ -15,8 +22,8 @@ const byCreation = (a: EdgeRow, b: EdgeRow) => a.created_at - b.created_at || (a
  * in which `limit` edges were found: the caller cuts to `limit` and reports how many were found
  * (the edges crossing a level's entities are counted up to `limit`).
  */
-export const walk = (
-  q: ReturnType<typeof GraphQueries>,
+export const walk = <E>(
+  q: EdgeReader<E>,
   startId: string,
   scope: ScopeFilter,
   options: { readonly depth: number; readonly limit: number }

@@ -1,0 +1,45 @@
+import type { AuditContext } from "./audit.js"
+import type { FactRow, NewEvent, StaleEntity } from "../storage/records.js"
+
+// The audit events of changes whose wording depends on what the store holds when the change is
+// made: every backend writes them in the change's own transaction.
+
+export const archiveEvent = (fact: FactRow, audit: AuditContext): NewEvent => ({
+  type: "memory_delete",
+  memoryId: fact.fact_id,
+  sessionId: fact.session_id,
+  reason: `archived by ${audit.actor}`,
+  details: { action: "archive", archived: true, previous_status: fact.status }
+})
+
+export const purgeEvent = (fact: FactRow, cascaded: Record<string, number>, audit: AuditContext): NewEvent => ({
+  type: "memory_delete",
+  memoryId: fact.fact_id,
+  sessionId: fact.session_id,
+  reason: `purged by ${audit.actor}`,
+  details: { action: "purge", previous_status: fact.status, cascaded }
+})
+
+export const archiveAllEvent = (archived: number, audit: AuditContext): NewEvent => ({
+  type: "memory_delete",
+  memoryId: null,
+  sessionId: null,
+  reason: `all memories archived by ${audit.actor}`,
+  details: { action: "archive_user", archived }
+})
+
+export const profileAddedEvent = (entity: StaleEntity, factId: string, citations: ReadonlyArray<string>): NewEvent => ({
+  type: "memory_add",
+  memoryId: factId,
+  sessionId: null,
+  reason: `profile of ${entity.name} rebuilt by dream`,
+  details: { action: "profile", entity_id: entity.entity_id, citations }
+})
+
+export const profileSupersededEvent = (entity: StaleEntity, oldId: string, newId: string): NewEvent => ({
+  type: "memory_supersede",
+  memoryId: oldId,
+  sessionId: null,
+  reason: `profile of ${entity.name} superseded by a rebuilt one`,
+  details: { action: "update", status: "superseded", new_memory_id: newId, superseded_id: oldId }
+})

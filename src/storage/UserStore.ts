@@ -1,0 +1,198 @@
+import { Context, type Effect, type Either, type Option } from "effect"
+import type { InvalidScope, StoreUnavailable } from "../api/errors.js"
+import type { AuditContext } from "../domain/audit.js"
+import type {
+  EdgeRow,
+  EventRow,
+  FactRow,
+  NewEvent,
+  NewFact,
+  Page,
+  PriorityOrder,
+  Provenance,
+  ScopeFilter,
+  StaleEntity,
+  TurnRow
+} from "./records.js"
+import type { SessionWrite, SessionWritten } from "./sessionWrite.js"
+
+/** Why an operation on a user's data could not run: a user_id that names no valid scope, or a store that cannot be opened. */
+export type StoreError = InvalidScope | StoreUnavailable
+
+type Op<A> = Effect.Effect<A, StoreError>
+
+/** A fact with the turns it was taken from and the entities it names. */
+export interface FactWithProvenance {
+  readonly fact: FactRow
+  readonly sources: Provenance["sources"]
+  readonly roles: Provenance["roles"]
+}
+
+/** What the retrieval legs are asked: the query as retrieval analysed it, and how much each leg may return. */
+export interface RecallQuery {
+  /** The query's content words, lower-cased; a backend stems and weighs them as its lexical index does. */
+  readonly terms: ReadonlyArray<string>
+  /** Word n-grams of the query, normalized as entity names are. */
+  readonly names: ReadonlyArray<string>
+  /** The most precise date the query names, as a local-time prefix (`2023-05`), if any. */
+  readonly datePrefix: string | null
+  /** The query's vector, or why there is none. */
+  readonly vector: Either.Either<Float32Array, string>
+  readonly scope: ScopeFilter
+  readonly statuses: ReadonlyArray<string>
+  /** Candidates each leg returns at most. */
+  readonly depth: number
+  /** Nearest neighbours the vector leg returns at most. */
+  readonly vectorDepth: number
+  /** The best lexical turns whose neighbours in their sessions are brought in. */
+  readonly neighbourSeeds: number
+}
+
+/** Each leg's candidates, best first. */
+export interface RecallLegs {
+  readonly lexicalFacts: ReadonlyArray<FactRow>
+  readonly lexicalTurns: ReadonlyArray<TurnRow>
+  /** The nearest facts and turns, or why the vector leg could not run on this store. */
+  readonly vector: Either.Either<{ readonly facts: ReadonlyArray<FactRow>; readonly turns: ReadonlyArray<TurnRow> }, string>
+  readonly entityFacts: ReadonlyArray<FactRow>
+  readonly datedFacts: ReadonlyArray<FactRow>
+  readonly datedTurns: ReadonlyArray<TurnRow>
+  /** The turns next to the best lexical turns in their sessions. */
+  readonly neighbours: ReadonlyArray<TurnRow>
+}
+
+/** Whether a session was written now, or by an earlier run of the same job (its result as then recorded). */
+export type SessionOutcome =
+  | { readonly _tag: "Written"; readonly written: SessionWritten }
+  | { readonly _tag: "AlreadyApplied"; readonly result: string }
+
+/** A correction refused because its target is not a current fact within the scope (the target as found), or the new version. */
+export type CorrectionOutcome =
+  | { readonly _tag: "Refused"; readonly current: FactRow | undefined }
+  | { readonly _tag: "Corrected"; readonly fact: FactRow }
+
+/** What purging a fact removed with it. */
+export type PurgeCascade = {
+  readonly vectors: number
+  readonly fact_entity_roles: number
+  readonly fact_edges: number
+  readonly fact_sources: number
+}
+
+/** A stale entity's new profile (a memory of kind `profile`, citing the facts it sums up), or none when it has no current facts. */
+export interface ProfileSettlement {
+  readonly entity: StaleEntity
+  readonly profile: { readonly fact: NewFact; readonly citations: ReadonlyArray<string> } | undefined
+  readonly audit: AuditContext
+}
+
+/** The users a backend holds and the size of their data. */
+export interface UserInventory {
+  readonly users: ReadonlyArray<{ readonly user_id: string; readonly bytes: number }>
+  readonly memoriesByStatus: Record<string, number>
+}
+
+/**
+ * Every operation the services perform on one user's data, in the domain's words. Each write is
+ * one unit of work that includes its audit events; a read of a user with no data answers empty
+ * (and never creates anything). Infrastructure failures are defects; a backend maps a store it
+ * cannot open to `StoreUnavailable`.
+ */
+export interface UserStoreOperations {
+  /** Makes sure the user's store exists, so a job accepted for them can write. */
+  readonly provision: (userId: string) => Op<void>
+  /** Removes everything of one user; false when there was nothing. */
+  readonly erase: (userId: string) => Op<boolean>
+
+  /**
+   * Writes a session (turns, facts with their entities, edges and vectors, and their events),
+   * then `events`, as one unit. With a job, the job's result is recorded in the same unit, and a
+   * job already applied is not written again.
+   */
+  readonly writeSession: (
+    userId: string,
+    write: SessionWrite,
+    options: { readonly events: ReadonlyArray<NewEvent>; readonly job: { readonly id: string; readonly result: string } | null }
+  ) => Op<SessionOutcome>
+  /**
+   * Supersedes a memory by a corrected version written as a one-turn session, as one unit; the
+   * plan at `winner` replaces it. Refused unless the memory is active and within `scope` when the
+   * write runs. The session takes the scope stamps of the memory it corrects.
+   */
+  readonly correct: (
+    userId: string,
+    correction: { readonly memoryId: string; readonly scope: ScopeFilter; readonly session: Omit<SessionWrite, "scope">; readonly winner: number }
+  ) => Op<CorrectionOutcome>
+  /** Archives a memory with its event; whether it was archived already, none when there is no such memory. */
+  readonly archive: (userId: string, memoryId: string, audit: AuditContext) => Op<Option.Option<{ readonly already: boolean }>>
+  /** Erases a memory for good, with its event; what went with it, none when there is no such memory. */
+  readonly purge: (userId: string, memoryId: string, audit: AuditContext) => Op<Option.Option<PurgeCascade>>
+  /** Archives every current memory of the user with one event; how many, none when the user has no store. */
+  readonly archiveAll: (userId: string, audit: AuditContext) => Op<Option.Option<number>>
+  /**
+   * Settles a stale entity: writes its new profile (superseding the previous one) when there is
+   * one, and clears its stale mark, as one unit.
+   */
+  readonly settleProfile: (userId: string, settle: ProfileSettlement) => Op<{ readonly written: boolean; readonly superseded: boolean }>
+
+  /** The recorded result of a job whose writes are committed, if any. */
+  readonly appliedJob: (userId: string, jobId: string) => Op<Option.Option<string>>
+  /** A fact by id, whatever its status. */
+  readonly fact: (userId: string, factId: string) => Op<Option.Option<FactRow>>
+  /** A fact by id with the entities it names and their roles. */
+  readonly factWithEntities: (
+    userId: string,
+    factId: string
+  ) => Op<{ readonly fact: FactRow | undefined; readonly entities: ReadonlyArray<{ readonly name: string; readonly role: string }> }>
+  /** Current memories in the order written; those of expiring kinds past their validity left out. */
+  readonly currentFacts: (
+    userId: string,
+    options: { readonly scope: ScopeFilter; readonly now: string; readonly offset: number; readonly limit: number }
+  ) => Op<Page<FactRow>>
+  /** Audit events, newest first, optionally of one type. */
+  readonly events: (userId: string, options: { readonly type: string | null; readonly offset: number; readonly limit: number }) => Op<Page<EventRow>>
+
+  /** Every retrieval leg over the user's data; none when the user has no data. */
+  readonly recall: (userId: string, query: RecallQuery) => Op<Option.Option<RecallLegs>>
+  /** The source turns and entity roles of facts. */
+  readonly provenance: (userId: string, factIds: ReadonlyArray<string>) => Op<Provenance>
+  /** For each list of terms, the current facts that share the most selective of them, best first. */
+  readonly similarFacts: (
+    userId: string,
+    options: { readonly terms: ReadonlyArray<ReadonlyArray<string>>; readonly scope: ScopeFilter; readonly limit: number }
+  ) => Op<ReadonlyArray<ReadonlyArray<FactRow>>>
+  /** For each vector, the nearest current facts; none for vectors of another dimension than the store's. */
+  readonly nearestFacts: (
+    userId: string,
+    options: { readonly vectors: ReadonlyArray<Float32Array>; readonly scope: ScopeFilter; readonly limit: number }
+  ) => Op<ReadonlyArray<ReadonlyArray<FactRow>>>
+
+  /** Every fact of the entities whose names contain the needle (at most `entities` of them), oldest first. */
+  readonly entityTimeline: (
+    userId: string,
+    options: { readonly needle: string; readonly scope: ScopeFilter; readonly entities: number }
+  ) => Op<ReadonlyArray<FactWithProvenance>>
+  /**
+   * The graph around a fact (the walk of `storage/graphWalk.ts`): how many edges it found, the
+   * first `limit` of them in order, and the facts they join, the start first; none when the start
+   * is not a fact within scope.
+   */
+  readonly explore: (
+    userId: string,
+    options: { readonly startId: string; readonly scope: ScopeFilter; readonly depth: number; readonly limit: number }
+  ) => Op<Option.Option<{ readonly found: number; readonly edges: ReadonlyArray<EdgeRow>; readonly nodes: ReadonlyArray<FactWithProvenance> }>>
+
+  /** Entities whose profiles need rebuilding, in the order asked. */
+  readonly staleEntities: (userId: string, order: PriorityOrder, limit: number) => Op<ReadonlyArray<StaleEntity>>
+  readonly staleCount: (userId: string) => Op<number>
+  /** An entity's current facts to profile it from, newest first, its own profiles left out. */
+  readonly profileFacts: (userId: string, entityId: string) => Op<ReadonlyArray<FactRow>>
+
+  /** Every user with data, for operators. */
+  readonly inventory: Effect.Effect<UserInventory>
+  /** User stores held open now (a backend without per-user stores reports 0). */
+  readonly openStores: Effect.Effect<number>
+}
+
+/** The storage of users' data: one port, one adapter per backend. */
+export class UserStore extends Context.Tag("Memory/UserStore")<UserStore, UserStoreOperations>() {}

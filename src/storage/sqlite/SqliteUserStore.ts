@@ -1,0 +1,86 @@
+import type { SqlClient, SqlError } from "@effect/sql"
+import { Effect, Layer, Option } from "effect"
+import { AppConfig } from "../../config/AppConfig.js"
+import { type StoreError, UserStore, type UserStoreOperations } from "../UserStore.js"
+import { DataRootLock } from "./DataRootLock.js"
+import { userInventory } from "./inventory.js"
+import { StoreCache } from "./StoreCache.js"
+import { appliedJobResult } from "./user/appliedJobs.js"
+import { listEvents } from "./user/events.js"
+import { entitiesOf } from "./user/factWrites.js"
+import { FactQueries } from "./user/facts.js"
+import { entityTimeline, explore } from "./user/graphReads.js"
+import { archiveAllMemories, archiveMemory, correctMemory, ingestSession, purgeMemory } from "./user/memoryWrites.js"
+import { settleProfile } from "./user/profileWrites.js"
+import { ProfileQueries } from "./user/profiles.js"
+import { recallLegs } from "./user/recall/legs.js"
+import { similarFacts } from "./user/recall/lexical.js"
+import { nearestFacts } from "./user/recall/vector.js"
+import { RetrievalQueries } from "./user/retrieval.js"
+
+type Use<A> = (sql: SqlClient.SqlClient) => Effect.Effect<A, SqlError.SqlError>
+
+/**
+ * The user store on SQLite: one file per user under the data root, opened through the store
+ * cache. A statement's failure is a defect; a store that cannot be opened is `StoreUnavailable`.
+ */
+export const SqliteUserStoreLive = Layer.effect(
+  UserStore,
+  Effect.gen(function*() {
+    // Stores are opened only by the process that holds the data root.
+    yield* DataRootLock
+    const { dataRoot } = yield* AppConfig
+    const stores = yield* StoreCache
+
+    /** Runs on the user's store if it exists; `absent` otherwise (a read never creates a store). */
+    const read = <A>(name: string, userId: string, use: Use<A>, absent: () => A): Effect.Effect<A, StoreError> =>
+      stores.read(userId, ({ sql }) => use(sql), absent).pipe(Effect.catchTag("SqlError", Effect.die), Effect.withSpan(`UserStore.${name}`))
+
+    /** Runs on the user's store, creating it if needed. */
+    const write = <A>(name: string, userId: string, use: Use<A>): Effect.Effect<A, StoreError> =>
+      stores.write(userId, ({ sql }) => use(sql)).pipe(Effect.catchTag("SqlError", Effect.die), Effect.withSpan(`UserStore.${name}`))
+
+    return {
+      provision: (userId) => write("provision", userId, () => Effect.void),
+      erase: (userId) => stores.erase(userId).pipe(Effect.withSpan("UserStore.erase")),
+
+      writeSession: (userId, session, options) => write("writeSession", userId, (sql) => ingestSession(sql, session, options)),
+      correct: (userId, correction) => write("correct", userId, (sql) => correctMemory(sql, correction)),
+      archive: (userId, memoryId, audit) => read("archive", userId, (sql) => archiveMemory(sql, memoryId, audit), Option.none),
+      purge: (userId, memoryId, audit) => read("purge", userId, (sql) => purgeMemory(sql, memoryId, audit), Option.none),
+      archiveAll: (userId, audit) => read("archiveAll", userId, (sql) => Effect.map(archiveAllMemories(sql, audit), Option.some), Option.none),
+      settleProfile: (userId, settle) => write("settleProfile", userId, (sql) => settleProfile(sql, settle)),
+
+      appliedJob: (userId, jobId) =>
+        read("appliedJob", userId, (sql) => Effect.map(appliedJobResult(sql, jobId), Option.fromNullable), Option.none),
+      fact: (userId, factId) => read("fact", userId, (sql) => Effect.map(FactQueries(sql).find(factId), Option.fromNullable), Option.none),
+      factWithEntities: (userId, factId) =>
+        read("factWithEntities", userId, (sql) => Effect.all({ fact: FactQueries(sql).find(factId), entities: entitiesOf(sql, factId) }), () => ({
+          fact: undefined,
+          entities: []
+        })),
+      currentFacts: (userId, { limit, now, offset, scope }) =>
+        read("currentFacts", userId, (sql) => FactQueries(sql).listCurrent(scope, now, offset, limit), () => ({ rows: [], total: 0 })),
+      events: (userId, { limit, offset, type }) =>
+        read("events", userId, (sql) => listEvents(sql, type, offset, limit), () => ({ rows: [], total: 0 })),
+
+      recall: (userId, query) => read("recall", userId, (sql) => Effect.map(recallLegs(sql, query), Option.some), Option.none),
+      provenance: (userId, factIds) =>
+        read("provenance", userId, (sql) => RetrievalQueries(sql).provenance(factIds), () => ({ sources: [], roles: [] })),
+      similarFacts: (userId, options) =>
+        read("similarFacts", userId, (sql) => similarFacts(RetrievalQueries(sql), options), () => options.terms.map(() => [])),
+      nearestFacts: (userId, options) =>
+        read("nearestFacts", userId, (sql) => nearestFacts(sql, RetrievalQueries(sql), options), () => options.vectors.map(() => [])),
+
+      entityTimeline: (userId, options) => read("entityTimeline", userId, (sql) => entityTimeline(sql, options), () => []),
+      explore: (userId, options) => read("explore", userId, (sql) => explore(sql, options), Option.none),
+
+      staleEntities: (userId, order, limit) => read("staleEntities", userId, (sql) => ProfileQueries(sql).stale(order, limit), () => []),
+      staleCount: (userId) => read("staleCount", userId, (sql) => ProfileQueries(sql).staleCount, () => 0),
+      profileFacts: (userId, entityId) => read("profileFacts", userId, (sql) => ProfileQueries(sql).currentFacts(entityId), () => []),
+
+      inventory: Effect.sync(() => userInventory(dataRoot)).pipe(Effect.withSpan("UserStore.inventory")),
+      openStores: stores.openCount
+    } satisfies UserStoreOperations
+  })
+).pipe(Layer.provide(StoreCache.Default))
