@@ -1,0 +1,24 @@
+import type { Layer } from "effect"
+import type { ControlStore } from "../../src/storage/ControlStore.js"
+import type { UserStore } from "../../src/storage/UserStore.js"
+import { controlContract } from "./controlContract.js"
+import { graphContract } from "./graphContract.js"
+import { recallContract } from "./recallContract.js"
+import { writesContract } from "./writesContract.js"
+
+/** A storage backend under test: a fresh, empty instance of both ports for each test. */
+export interface StorageBackend {
+  readonly name: string
+  readonly fresh: () => Layer.Layer<UserStore | ControlStore, unknown>
+}
+
+/**
+ * What every storage backend must do for the services to behave the same on it: run this against
+ * a new backend's layer, and it is done when every case passes.
+ */
+export const storageContract = (backend: StorageBackend) => {
+  writesContract(backend)
+  recallContract(backend)
+  graphContract(backend)
+  controlContract(backend)
+}

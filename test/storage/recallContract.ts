@@ -1,0 +1,125 @@
+import { describe, expect, it } from "@effect/vitest"
+import { Effect, Either, Option } from "effect"
+import { UserStore } from "../../src/storage/UserStore.js"
+import type { StorageBackend } from "./contract.js"
+import { add, axis, fact, NO_SCOPE, recallQuery, replacing, session, stored, writeSession } from "./fixtures.js"
+
+const recall = (userId: string, query: Parameters<typeof recallQuery>[0]) =>
+  Effect.flatMap(UserStore, (store) =>
+    Effect.flatMap(store.recall(userId, recallQuery(query)), Option.match({
+      onNone: () => Effect.dieMessage(`${userId} has no data`),
+      onSome: Effect.succeed
+    })))
+
+const PETS = [
+  "Alice adopted two beagles last spring",
+  "Alice drinks green tea every morning",
+  "Alice plays tennis on Sundays",
+  "Bob repairs old bicycles"
+]
+
+export const recallContract = (backend: StorageBackend) =>
+  describe(`${backend.name}: retrieval legs`, () => {
+    const run = <A, E>(effect: Effect.Effect<A, E, UserStore>) => Effect.provide(effect, backend.fresh())
+
+    it.effect("the lexical legs rank by the query's words, matching other forms of a word (stemming)", () =>
+      run(Effect.gen(function*() {
+        yield* writeSession("alice", session("s1", ["I got a beagle puppy", "I love green tea"], PETS.map((text) => add(fact(text)))))
+        const legs = yield* recall("alice", { terms: ["beagle", "adopted"] })
+        expect(legs.lexicalFacts[0]?.content).toBe("Alice adopted two beagles last spring")
+        expect(legs.lexicalFacts.map((row) => row.content)).not.toContain("Bob repairs old bicycles")
+        expect(legs.lexicalTurns.map((row) => row.content)).toEqual(["I got a beagle puppy"])
+        expect((yield* recall("alice", { terms: ["zebra"] })).lexicalFacts).toEqual([])
+      })))
+
+    it.effect("similar facts answer each list of terms with current facts only, best first", () =>
+      run(Effect.gen(function*() {
+        const store = yield* UserStore
+        const written = yield* writeSession("alice", session("s1", ["x"], PETS.map((text) => add(fact(text)))))
+        const tea = yield* stored("alice", written.facts[1]!.factId)
+        yield* writeSession("alice", session("s2", ["y"], [replacing(fact("Alice drinks black coffee"), tea)]))
+        const similar = yield* store.similarFacts("alice", { terms: [["tennis", "sundays"], ["green", "tea"], ["zebra"]], scope: NO_SCOPE, limit: 5 })
+        expect(similar.map((rows) => rows.map((row) => row.content))).toEqual([["Alice plays tennis on Sundays"], [], []])
+        expect(yield* store.similarFacts("nobody", { terms: [["tea"]], scope: NO_SCOPE, limit: 5 })).toEqual([[]])
+      })))
+
+    it.effect("superseded facts are found only when the query asks for them", () =>
+      run(Effect.gen(function*() {
+        const written = yield* writeSession("alice", session("s1", ["x"], [add(fact("Alice lives in Paris"))]))
+        const old = yield* stored("alice", written.facts[0]!.factId)
+        yield* writeSession("alice", session("s2", ["y"], [replacing(fact("Alice lives in Lyon"), old)]))
+        expect((yield* recall("alice", { terms: ["paris"] })).lexicalFacts).toEqual([])
+        expect((yield* recall("alice", { terms: ["paris"], statuses: ["active", "superseded"] })).lexicalFacts.map((row) => row.fact_id)).toEqual([old.fact_id])
+      })))
+
+    it.effect("the vector leg finds the nearest facts and turns; it says why when it cannot run", () =>
+      run(Effect.gen(function*() {
+        const store = yield* UserStore
+        yield* writeSession("alice", session("s1", ["turn zero", "turn one"], [add(fact("fact on axis 3"), axis(3)), add(fact("fact on axis 5"), axis(5))], {
+          turnVectors: [axis(0), axis(1)]
+        }))
+        const legs = yield* recall("alice", { vector: Either.right(axis(5, 0.1)) })
+        if (Either.isLeft(legs.vector)) return expect.unreachable(legs.vector.left)
+        expect(legs.vector.right.facts.map((row) => row.content)).toEqual(["fact on axis 5", "fact on axis 3"])
+        const nearestTurn = (vector: Float32Array) => Effect.map(recall("alice", { vector: Either.right(vector) }), (found) => Either.map(found.vector, (near) => near.turns[0]?.content))
+        expect(yield* nearestTurn(axis(0))).toEqual(Either.right("turn zero"))
+        expect(yield* nearestTurn(axis(1))).toEqual(Either.right("turn one"))
+        expect(Either.isLeft((yield* recall("alice", { vector: Either.right(new Float32Array(16).fill(1)) })).vector)).toBe(true)
+        expect((yield* recall("alice", { vector: Either.left("no embedder") })).vector).toEqual(Either.left("no embedder"))
+        const nearest = yield* store.nearestFacts("alice", { vectors: [axis(3), axis(5)], scope: NO_SCOPE, limit: 1 })
+        expect(nearest.map((rows) => rows.map((row) => row.content))).toEqual([["fact on axis 3"], ["fact on axis 5"]])
+        expect(yield* store.nearestFacts("alice", { vectors: [new Float32Array(4)], scope: NO_SCOPE, limit: 1 })).toEqual([[]])
+      })))
+
+    it.effect("a store without vectors reports the vector leg as not runnable", () =>
+      run(Effect.gen(function*() {
+        yield* writeSession("alice", session("s1", ["x"], [add(fact("no vector here"))]))
+        expect(Either.isLeft((yield* recall("alice", { vector: Either.right(axis(0)) })).vector)).toBe(true)
+      })))
+
+    it.effect("the entity leg finds the facts of the entities the query names", () =>
+      run(Effect.gen(function*() {
+        yield* writeSession("alice", session("s1", ["x"], [
+          add(fact("Rex chased a ball", { entities: [{ name: "Rex", role: "subject" }] })),
+          add(fact("Alice walks daily", { entities: [{ name: "Alice", role: "subject" }] }))
+        ]))
+        expect((yield* recall("alice", { names: ["rex"] })).entityFacts.map((row) => row.content)).toEqual(["Rex chased a ball"])
+        expect((yield* recall("alice", { names: ["nobody"] })).entityFacts).toEqual([])
+      })))
+
+    it.effect("the time leg returns what happened on the date the query names", () =>
+      run(Effect.gen(function*() {
+        yield* writeSession("alice", session("s1", ["x"], [
+          add(fact("Alice ran a marathon", { occurred: "2023-05-08" })),
+          add(fact("Alice moved house", { occurred: "2024-01-02" }))
+        ]))
+        const legs = yield* recall("alice", { datePrefix: "2023-05" })
+        expect(legs.datedFacts.map((row) => row.content)).toEqual(["Alice ran a marathon"])
+        expect((yield* recall("alice", { datePrefix: "2025-05-08" })).datedTurns.map((row) => row.content)).toEqual(["x"])
+      })))
+
+    it.effect("the neighbourhood leg brings the turns next to the best lexical turns", () =>
+      run(Effect.gen(function*() {
+        yield* writeSession("alice", session("s1", ["What pet do you have?", "I have a parrot called Kiwi", "Nice, does it talk?"]))
+        const legs = yield* recall("alice", { terms: ["parrot"] })
+        expect(legs.lexicalTurns.map((row) => row.content)).toEqual(["I have a parrot called Kiwi"])
+        expect(legs.neighbours.map((row) => row.content).sort()).toEqual(["Nice, does it talk?", "What pet do you have?"])
+      })))
+
+    it.effect("every leg honours scope: a fact or turn stamped with another value is out", () =>
+      run(Effect.gen(function*() {
+        yield* writeSession("alice", session("s1", ["kiwi for p1"], [add(fact("kiwi fact for p1"), axis(2))], { scope: { ...NO_SCOPE, project_id: "p1" }, turnVectors: [axis(2)] }))
+        yield* writeSession("alice", session("s2", ["kiwi for p2"], [add(fact("kiwi fact for p2"), axis(2))], { scope: { ...NO_SCOPE, project_id: "p2" }, turnVectors: [axis(2)] }))
+        const legs = yield* recall("alice", { terms: ["kiwi"], vector: Either.right(axis(2)), scope: { ...NO_SCOPE, project_id: "p1" } })
+        expect(legs.lexicalFacts.map((row) => row.content)).toEqual(["kiwi fact for p1"])
+        expect(legs.lexicalTurns.map((row) => row.content)).toEqual(["kiwi for p1"])
+        const vector = Either.getOrElse(legs.vector, () => ({ facts: [], turns: [] }))
+        expect(vector.facts.map((row) => row.content)).toEqual(["kiwi fact for p1"])
+        expect(vector.turns.map((row) => row.content)).toEqual(["kiwi for p1"])
+      })))
+
+    it.effect("a user with no data has no legs to run", () =>
+      run(Effect.gen(function*() {
+        expect(yield* (yield* UserStore).recall("nobody", recallQuery({ terms: ["anything"] }))).toEqual(Option.none())
+      })))
+  })
