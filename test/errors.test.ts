@@ -3,7 +3,7 @@ import { describe, expect, it } from "@effect/vitest"
 import { Cause, Effect } from "effect"
 import * as NodeHttp from "node:http"
 import * as NodeNet from "node:net"
-import { handleFailure } from "../src/http/edge.js"
+import { handleFailure } from "../src/http/failures.js"
 import { authHeaders, rawFetch, startServer } from "./support/server.js"
 
 const jsonPost = (body: string, contentType = "application/json") => ({

@@ -2,7 +2,7 @@ import { describe, expect, it } from "@effect/vitest"
 import { Effect } from "effect"
 import * as NodeFs from "node:fs"
 import * as NodePath from "node:path"
-import type { TurnRow } from "../src/storage/records.js"
+import type { TurnRow } from "../src/domain/records.js"
 import { apiClient, authHeaders, rawFetch, sendJson, startServer, waitForJob } from "./support/server.js"
 import { queryStore } from "./support/stores.js"
 

@@ -1,5 +1,6 @@
 import { describe, expect, it } from "@effect/vitest"
-import { analyseQuery, selectiveTerms } from "../src/retrieval/query.js"
+import { analyseQuery } from "../src/retrieval/query.js"
+import { selectiveTerms } from "../src/storage/lexicalTerms.js"
 import { ftsExpression } from "../src/storage/sqlite/user/recall/lexical.js"
 
 describe("query analysis", () => {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "@effect/vitest"
 import { Effect } from "effect"
-import type { RequestLogRow } from "../src/storage/records.js"
+import type { RequestLogRow } from "../src/domain/records.js"
 import { apiClient, authHeaders, rawFetch, startServer, waitForJob } from "./support/server.js"
 import { queryStore, seedFacts } from "./support/stores.js"
 

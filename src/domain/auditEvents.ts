@@ -1,5 +1,5 @@
 import type { AuditContext } from "./audit.js"
-import type { FactRow, NewEvent, StaleEntity } from "../storage/records.js"
+import type { FactRow, NewEvent, StaleEntity } from "./records.js"
 
 // The audit events of changes whose wording depends on what the store holds when the change is
 // made: every backend writes them in the change's own transaction.

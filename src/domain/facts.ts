@@ -1,5 +1,7 @@
-import type { FACT_KINDS } from "../llm/tasks.js"
-import type { FactRow } from "../storage/records.js"
+import type { FactRow } from "./records.js"
+
+/** What a memory is: a fact, an event, a state or preference that may change, or an entity's profile. */
+export const FACT_KINDS = ["fact", "event", "state", "preference", "profile"] as const
 
 /** An extracted fact, checked: a date of a known precision or none, turns that exist, bounded confidence. */
 export interface CleanFact {

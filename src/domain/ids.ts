@@ -1,5 +1,5 @@
 import * as NodeCrypto from "node:crypto"
-import { normalizeName } from "../retrieval/fusion.js"
+import { normalizeName } from "./text.js"
 
 // The formats of the ids the service hands out; every storage backend writes the same ones.
 

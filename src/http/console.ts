@@ -4,7 +4,7 @@ import * as NodeFs from "node:fs"
 import * as NodePath from "node:path"
 import { fileURLToPath } from "node:url"
 import { NotFound } from "../api/errors.js"
-import { errorResponse } from "./edge.js"
+import { errorResponse } from "./errorResponse.js"
 
 export const CONSOLE_PATH = "/console"
 

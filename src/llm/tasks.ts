@@ -1,4 +1,5 @@
 import { Schema } from "effect"
+import { FACT_KINDS } from "../domain/facts.js"
 
 /**
  * The structured tasks the service asks of an LLM: for each, the input (sent as the user
@@ -7,7 +8,6 @@ import { Schema } from "effect"
  * JSON-schema mode accepts; bounds are applied after decoding.
  */
 
-export const FACT_KINDS = ["fact", "event", "state", "preference", "profile"] as const
 export const ENTITY_ROLES = ["subject", "object", "location", "participant", "other"] as const
 
 // ---- extraction: a session's turns → atomic facts ----

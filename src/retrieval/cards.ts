@@ -1,5 +1,5 @@
 import { type CardAction, EvidenceCard, FactCard } from "../api/cards.js"
-import type { FactRole, FactRow, FactSource } from "../storage/records.js"
+import type { FactRole, FactRow, FactSource } from "../domain/records.js"
 import { type EvidenceItem, factEvidence } from "./evidence.js"
 
 const PREVIEW_CHARS = 700

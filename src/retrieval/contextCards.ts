@@ -1,6 +1,6 @@
 import { countTokens } from "gpt-tokenizer"
 import type { EvidenceItem } from "./evidence.js"
-import { normalizeText } from "./fusion.js"
+import { normalizeText } from "../domain/text.js"
 
 /** A card as rendered into the context block: keys in this order, empty ones left out. */
 export type Card = Record<string, unknown>

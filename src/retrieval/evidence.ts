@@ -1,4 +1,4 @@
-import { type FactRole, factMetadata, type FactRow, type FactSource, type TurnRow } from "../storage/records.js"
+import { type FactRole, factMetadata, type FactRow, type FactSource, type TurnRow } from "../domain/records.js"
 import type { Route } from "./fusion.js"
 
 /** One piece of evidence as search returns it in a hit's `metadata` (and context renders it). */

@@ -1,5 +1,5 @@
 import type { EvidenceItem } from "./evidence.js"
-import { normalizeName } from "./fusion.js"
+import { normalizeName } from "../domain/text.js"
 
 /** The filters of a refine; "" and null mean not set. */
 export interface RefineFilterInput {

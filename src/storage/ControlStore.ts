@@ -1,5 +1,5 @@
 import { Context, type Effect } from "effect"
-import type { ApiKeyRow, ClaimedJob, JobRow, LockContention, Page, RequestLogRow } from "./records.js"
+import type { ApiKeyRow, ClaimedJob, JobRow, LockContention, Page, RequestLogRow } from "../domain/records.js"
 
 /**
  * The control plane of a deployment, in the domain's words: jobs, named keys, the request log

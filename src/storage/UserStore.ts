@@ -13,7 +13,7 @@ import type {
   ScopeFilter,
   StaleEntity,
   TurnRow
-} from "./records.js"
+} from "../domain/records.js"
 import type { SessionWrite, SessionWritten } from "./sessionWrite.js"
 
 /** Why an operation on a user's data could not run: a user_id that names no valid scope, or a store that cannot be opened. */

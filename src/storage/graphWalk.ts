@@ -1,5 +1,5 @@
 import { Effect } from "effect"
-import type { EdgeRow, ScopeFilter } from "./records.js"
+import type { EdgeRow, ScopeFilter } from "../domain/records.js"
 
 /** The two edge lookups a walk makes, as a backend answers them. */
 export interface EdgeReader<E> {

@@ -1,6 +1,6 @@
 import type { CleanFact, Decision } from "../domain/facts.js"
 import { newFactId, spanId } from "../domain/ids.js"
-import type { FactRow, NewEvent, NewFact, Replacement, TurnScope } from "./records.js"
+import type { FactRow, NewEvent, NewFact, Replacement, TurnScope } from "../domain/records.js"
 import type { AuditContext } from "../domain/audit.js"
 
 /** A fact to write and what to do with it (the decision's reason goes into the audit event); its vector when there is an embedder. */

@@ -1,6 +1,6 @@
 import { Effect, Either, Option } from "effect"
 import type { CleanFact } from "../../src/domain/facts.js"
-import type { FactRow, ScopeFilter } from "../../src/storage/records.js"
+import type { FactRow, ScopeFilter } from "../../src/domain/records.js"
 import type { FactPlan, SessionWrite } from "../../src/storage/sessionWrite.js"
 import { type RecallQuery, UserStore } from "../../src/storage/UserStore.js"
 

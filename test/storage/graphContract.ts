@@ -1,7 +1,7 @@
 import { describe, expect, it } from "@effect/vitest"
 import { Effect, Option } from "effect"
 import { newFactId } from "../../src/domain/ids.js"
-import type { NewFact, StaleEntity } from "../../src/storage/records.js"
+import type { NewFact, StaleEntity } from "../../src/domain/records.js"
 import { UserStore } from "../../src/storage/UserStore.js"
 import type { StorageBackend } from "./contract.js"
 import { add, AUDIT, fact, NO_SCOPE, replacing, session, stored, writeSession } from "./fixtures.js"

@@ -2,7 +2,7 @@ import { Clock, Effect, Option } from "effect"
 import * as NodeCrypto from "node:crypto"
 import { ApiKeySummary, CreatedApiKey } from "../../api/AdminApi.js"
 import { ControlStore } from "../../storage/ControlStore.js"
-import type { ApiKeyRow } from "../../storage/records.js"
+import type { ApiKeyRow } from "../../domain/records.js"
 import { utcTimestamp } from "../../util/timestamps.js"
 
 const KEY_PREFIX = "sm_"

@@ -1,7 +1,7 @@
 import { Clock, Effect } from "effect"
 import { AppConfig } from "../../config/AppConfig.js"
 import { ControlStore } from "../../storage/ControlStore.js"
-import type { RequestLogRow } from "../../storage/records.js"
+import type { RequestLogRow } from "../../domain/records.js"
 import { utcTimestamp } from "../../util/timestamps.js"
 
 /** Successful requests to these paths are not worth a row: liveness probes and static pages. */

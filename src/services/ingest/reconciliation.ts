@@ -5,9 +5,9 @@ import { RECONCILE_PROMPT } from "../../llm/prompts.js"
 import { type ReconcileInput, Reconciliation } from "../../llm/tasks.js"
 import type { ActiveLlm } from "../../llm/types.js"
 import type { CallUsage } from "../../llm/usage.js"
-import { normalizeText } from "../../retrieval/fusion.js"
+import { normalizeText } from "../../domain/text.js"
 import { analyseQuery } from "../../retrieval/query.js"
-import type { FactRow, ScopeFilter } from "../../storage/records.js"
+import type { FactRow, ScopeFilter } from "../../domain/records.js"
 import type { StoreError, UserStoreOperations } from "../../storage/UserStore.js"
 
 /** Similar current facts a new fact is compared with, at most. */

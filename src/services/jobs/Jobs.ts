@@ -3,7 +3,7 @@ import * as NodeCrypto from "node:crypto"
 import { Job, type JobKind, type JobStatus } from "../../api/JobsApi.js"
 import { AppConfig } from "../../config/AppConfig.js"
 import { ControlStore } from "../../storage/ControlStore.js"
-import type { JobRow } from "../../storage/records.js"
+import type { JobRow } from "../../domain/records.js"
 import { utcTimestamp } from "../../util/timestamps.js"
 
 const toJob = (row: JobRow) =>

@@ -2,7 +2,7 @@ import { Clock, Effect, Option } from "effect"
 import { MemoryEvent, EventList } from "../../api/EventsApi.js"
 import { MemoryList } from "../../api/MemoriesApi.js"
 import { localNow } from "../../domain/sessionTime.js"
-import { inScope } from "../../storage/records.js"
+import { inScope } from "../../domain/records.js"
 import { UserStore } from "../../storage/UserStore.js"
 import { type ScopeParams, scopeFilter, toMemory } from "./memoryRecords.js"
 

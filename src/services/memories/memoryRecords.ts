@@ -2,7 +2,7 @@ import { Clock, Effect, Either } from "effect"
 import { IngestFailed } from "../../api/errors.js"
 import { Memory } from "../../api/MemoriesApi.js"
 import { parseSessionTime } from "../../domain/sessionTime.js"
-import { factMetadata, type FactRow, type ScopeFilter } from "../../storage/records.js"
+import { factMetadata, type FactRow, type ScopeFilter } from "../../domain/records.js"
 
 export interface ScopeParams {
   readonly user_id: string

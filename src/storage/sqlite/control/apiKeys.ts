@@ -1,5 +1,5 @@
 import { Effect } from "effect"
-import type { ApiKeyRow } from "../../records.js"
+import type { ApiKeyRow } from "../../../domain/records.js"
 import { ControlDb } from "./ControlDb.js"
 
 const columns = "id, name, prefix, created_at, last_used_at, revoked_at"

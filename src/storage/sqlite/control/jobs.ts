@@ -1,5 +1,5 @@
 import { Effect } from "effect"
-import type { ClaimedJob, JobRow } from "../../records.js"
+import type { ClaimedJob, JobRow } from "../../../domain/records.js"
 import { ControlDb } from "./ControlDb.js"
 
 /** SQL over the `jobs` table; infrastructure failures are defects. */

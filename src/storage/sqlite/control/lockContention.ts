@@ -2,7 +2,7 @@ import { Reactivity } from "@effect/experimental"
 import { SqliteClient } from "@effect/sql-sqlite-node"
 import { Effect } from "effect"
 import { nowTimestamp } from "../../../util/timestamps.js"
-import type { LockContention } from "../../records.js"
+import type { LockContention } from "../../../domain/records.js"
 import { ControlDb, controlDbPath } from "./ControlDb.js"
 
 

@@ -1,5 +1,5 @@
 import { Effect } from "effect"
-import type { RequestLogRow } from "../../records.js"
+import type { RequestLogRow } from "../../../domain/records.js"
 import { ControlDb } from "./ControlDb.js"
 
 /** SQL over the `request_log` table; infrastructure failures are defects. */

@@ -2,7 +2,7 @@ import type { SqlClient } from "@effect/sql"
 import { Effect } from "effect"
 import type { AuditContext } from "../../../domain/audit.js"
 import { newEventId } from "../../../domain/ids.js"
-import type { EventRow, NewEvent } from "../../records.js"
+import type { EventRow, NewEvent } from "../../../domain/records.js"
 import { insertBatches } from "./batches.js"
 
 /** Appends audit events in their order; callers run it inside the transaction of the change they record. */

@@ -1,8 +1,8 @@
 import type { SqlClient } from "@effect/sql"
 import { Effect } from "effect"
 import { entityId, newEdgeId } from "../../../domain/ids.js"
-import { normalizeName } from "../../../retrieval/fusion.js"
-import type { FactRow, NewFact, Replacement } from "../../records.js"
+import { normalizeName } from "../../../domain/text.js"
+import type { FactRow, NewFact, Replacement } from "../../../domain/records.js"
 import { insertBatches } from "./batches.js"
 
 /** How an entity's role in a fact shows as a graph edge. */

@@ -1,6 +1,6 @@
 import type { SqlClient } from "@effect/sql"
 import { Effect } from "effect"
-import type { FactRow, ScopeFilter } from "../../records.js"
+import type { FactRow, ScopeFilter } from "../../../domain/records.js"
 import { inBatches } from "./batches.js"
 
 const columns = `seq, fact_id, content, kind, status, session_id, occurred_at, valid_from, valid_until,

@@ -1,6 +1,6 @@
 import type { SqlClient } from "@effect/sql"
 import { Effect } from "effect"
-import type { EdgeRow, FactRow, ScopeFilter } from "../../records.js"
+import type { EdgeRow, FactRow, ScopeFilter } from "../../../domain/records.js"
 import { inBatches } from "./batches.js"
 import { FACT_COLUMNS, RetrievalQueries, scopedTo } from "./retrieval.js"
 

@@ -1,7 +1,7 @@
 import type { SqlClient } from "@effect/sql"
 import { Effect, Option } from "effect"
 import { factEnds, walk } from "../../graphWalk.js"
-import type { FactRow, ScopeFilter } from "../../records.js"
+import type { FactRow, ScopeFilter } from "../../../domain/records.js"
 import type { FactWithProvenance } from "../../UserStore.js"
 import { GraphQueries } from "./graph.js"
 

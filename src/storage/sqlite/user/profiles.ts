@@ -1,6 +1,6 @@
 import type { SqlClient } from "@effect/sql"
 import { Effect } from "effect"
-import type { FactRow, PriorityOrder, StaleEntity } from "../../records.js"
+import type { FactRow, PriorityOrder, StaleEntity } from "../../../domain/records.js"
 import { FACT_COLUMNS } from "./retrieval.js"
 
 /** How many current facts about an entity at most go into its profile: the newest. */

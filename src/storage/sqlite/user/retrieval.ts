@@ -1,6 +1,6 @@
 import type { SqlClient } from "@effect/sql"
 import { Effect } from "effect"
-import type { FactRole, FactRow, FactSource, ScopeFilter, TurnRow } from "../../records.js"
+import type { FactRole, FactRow, FactSource, ScopeFilter, TurnRow } from "../../../domain/records.js"
 import { inBatches } from "./batches.js"
 
 /** Rows in the order of the seqs given (rows a seq did not find left out). */

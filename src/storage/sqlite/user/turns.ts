@@ -1,7 +1,7 @@
 import type { SqlClient } from "@effect/sql"
 import { Effect } from "effect"
 import { spanId, turnId } from "../../../domain/ids.js"
-import type { TurnScope } from "../../records.js"
+import type { TurnScope } from "../../../domain/records.js"
 import { insertBatches } from "./batches.js"
 
 /**

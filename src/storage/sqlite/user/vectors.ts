@@ -1,6 +1,6 @@
 import { SqlClient, type SqlError } from "@effect/sql"
 import { Effect, Option } from "effect"
-import type { VectorSpace } from "../../records.js"
+import type { VectorSpace } from "../../../domain/records.js"
 import { quantize } from "./bitIndex.js"
 import { insertBatches } from "./batches.js"
 import { bitTable, countChange, currentBitIndex, exactTable, type VectorIndex } from "./bitIndexCache.js"

@@ -1,4 +1,4 @@
-import type { ScopeFilter } from "../../../records.js"
+import type { ScopeFilter } from "../../../../domain/records.js"
 import type { RetrievalQueries } from "../retrieval.js"
 
 /** The entity leg: facts of the entities the query names, then the facts one edge away from them. */

@@ -1,7 +1,7 @@
 import { Effect } from "effect"
 import { stemmer } from "stemmer"
-import { selectiveTerms } from "../../../../retrieval/query.js"
-import type { FactRow, ScopeFilter } from "../../../records.js"
+import { selectiveTerms } from "../../../lexicalTerms.js"
+import type { FactRow, ScopeFilter } from "../../../../domain/records.js"
 import type { RetrievalQueries } from "../retrieval.js"
 
 type Queries = ReturnType<typeof RetrievalQueries>

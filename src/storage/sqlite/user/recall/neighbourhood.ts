@@ -1,5 +1,5 @@
 import { Effect } from "effect"
-import type { ScopeFilter, TurnRow } from "../../../records.js"
+import type { ScopeFilter, TurnRow } from "../../../../domain/records.js"
 import type { RetrievalQueries } from "../retrieval.js"
 
 /** The neighbourhood leg: the turns just before and after the best lexical turns, in the order of their seeds' sessions. */

@@ -1,5 +1,5 @@
 import { Effect } from "effect"
-import type { FactRow, ScopeFilter, TurnRow } from "../../../records.js"
+import type { FactRow, ScopeFilter, TurnRow } from "../../../../domain/records.js"
 import type { RetrievalQueries } from "../retrieval.js"
 
 /** The time leg: everything on the date the query names, in date order; fusion then favours what the other legs also found. */

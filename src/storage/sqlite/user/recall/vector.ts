@@ -1,6 +1,6 @@
 import type { SqlClient } from "@effect/sql"
 import { Effect, Either } from "effect"
-import type { FactRow, ScopeFilter } from "../../../records.js"
+import type { FactRow, ScopeFilter } from "../../../../domain/records.js"
 import type { RetrievalQueries } from "../retrieval.js"
 import { VectorQueries } from "../vectors.js"
 

@@ -1,6 +1,6 @@
 /**
- * The records the storage ports speak in: what a backend hands back and takes in, whatever its
- * engine. Text columns that hold JSON (metadata, details, results) stay text: callers parse them.
+ * The domain's records, as the storage ports take them in and hand them back, whatever the
+ * backend. Text columns that hold JSON (metadata, details, results) stay text: callers parse them.
  */
 
 /** One version of a memory. `seq` orders facts by when they were written. */
