@@ -1,0 +1,35 @@
+import { Effect, Layer } from "effect"
+import { UserStore, type UserStoreOperations } from "../../src/storage/UserStore.js"
+
+const missing = (name: string) => Effect.dieMessage(`UserStore.${name} is not implemented by this test's store`)
+const unimplemented = (name: string) => () => missing(name)
+
+/** A user store that answers what a test implements and dies loudly on anything else. */
+export const fakeUserStore = (implemented: Partial<UserStoreOperations>) =>
+  Layer.succeed(UserStore, {
+    provision: unimplemented("provision"),
+    erase: unimplemented("erase"),
+    writeSession: unimplemented("writeSession"),
+    correct: unimplemented("correct"),
+    archive: unimplemented("archive"),
+    purge: unimplemented("purge"),
+    archiveAll: unimplemented("archiveAll"),
+    settleProfile: unimplemented("settleProfile"),
+    appliedJob: unimplemented("appliedJob"),
+    fact: unimplemented("fact"),
+    factWithEntities: unimplemented("factWithEntities"),
+    currentFacts: unimplemented("currentFacts"),
+    events: unimplemented("events"),
+    recall: unimplemented("recall"),
+    provenance: unimplemented("provenance"),
+    similarFacts: unimplemented("similarFacts"),
+    nearestFacts: unimplemented("nearestFacts"),
+    entityTimeline: unimplemented("entityTimeline"),
+    explore: unimplemented("explore"),
+    staleEntities: unimplemented("staleEntities"),
+    staleCount: unimplemented("staleCount"),
+    profileFacts: unimplemented("profileFacts"),
+    inventory: missing("inventory"),
+    openStores: missing("openStores"),
+    ...implemented
+  })
