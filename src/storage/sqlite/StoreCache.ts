@@ -59,36 +59,58 @@ export class StoreCache extends Effect.Service<StoreCache>()("Memory/StoreCache"
       Effect.map(openStoreFile({ dataRoot, userId, checkpointer, reactivity }), ({ scope, sql }) =>
         ({ store: { userId, sql }, scope, users: 0, idleSince: 0 }) satisfies Entry)
 
-    /** Takes a store for the enclosing scope; none when it does not exist and `create` is false. */
-    const acquire = (userId: string, create: boolean) =>
+    /**
+     * A cached store taken at once, in one synchronous step, unless it is being erased: the guard is
+     * only waited for to open or close stores, which never happens between two synchronous steps.
+     */
+    const takeCached = (userId: string) =>
+      Effect.sync(() => {
+        const cached = erasing.has(userId) ? undefined : entries.get(userId)
+        if (cached === undefined) return undefined
+        entries.delete(userId)
+        entries.set(userId, cached)
+        cached.users++
+        return cached
+      })
+
+    /** Opens a store (or takes it, if another fiber opened it meanwhile); none when it does not exist and `create` is false. */
+    const takeOpening = (userId: string, create: boolean) =>
       Effect.gen(function*() {
-        yield* validateUserId(userId)
         const pendingErase = yield* guard.withPermits(1)(Effect.sync(() => erasing.get(userId)))
         if (pendingErase !== undefined) yield* Deferred.await(pendingErase)
-        const entry = yield* guard.withPermits(1)(Effect.gen(function*() {
+        return yield* guard.withPermits(1)(Effect.gen(function*() {
           const cached = entries.get(userId)
           if (cached !== undefined) {
             entries.delete(userId)
             entries.set(userId, cached)
             cached.users++
-            return Option.some(cached)
+            return cached
           }
-          if (!create && !NodeFs.existsSync(storeFilePath(dataRoot, userId))) return Option.none<Entry>()
+          if (!create && !NodeFs.existsSync(storeFilePath(dataRoot, userId))) return undefined
           const opened = yield* open(userId)
           opened.users = 1
           entries.set(userId, opened)
           yield* closeIdleOverCap
-          return Option.some(opened)
+          return opened
         }))
-        if (Option.isNone(entry)) return Option.none<UserStoreFile>()
-        yield* Effect.addFinalizer(() =>
-          guard.withPermits(1)(Effect.gen(function*() {
-            entry.value.users--
-            if (entry.value.users === 0) entry.value.idleSince = yield* Clock.currentTimeMillis
-            yield* closeIdleOverCap
-          }))
-        )
-        return Option.some(entry.value.store)
+      })
+
+    /** Gives a store back; only a cache over its cap has anything to close. */
+    const release = (entry: Entry) =>
+      Effect.flatMap(Clock.currentTimeMillis, (now) => {
+        entry.users--
+        if (entry.users === 0) entry.idleSince = now
+        return entries.size > storeCacheMax ? guard.withPermits(1)(closeIdleOverCap) : Effect.void
+      })
+
+    /** Takes a store for the enclosing scope; none when it does not exist and `create` is false. */
+    const acquire = (userId: string, create: boolean) =>
+      Effect.gen(function*() {
+        yield* validateUserId(userId)
+        const entry = (yield* takeCached(userId)) ?? (yield* takeOpening(userId, create))
+        if (entry === undefined) return Option.none<UserStoreFile>()
+        yield* Effect.addFinalizer(() => release(entry))
+        return Option.some(entry.store)
       })
 
     /** Closes a user's store once nobody uses it and removes its directory; false when there was none. */
