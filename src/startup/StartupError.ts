@@ -11,6 +11,8 @@ export class StartupError extends Data.TaggedError("StartupError")<{
     | "data_root_not_writable"
     | "control_schema_newer"
     | "control_plane_unavailable"
+    | "store_unavailable"
+    | "store_schema_newer"
   readonly message: string
   readonly details: Record<string, unknown>
 }> {}

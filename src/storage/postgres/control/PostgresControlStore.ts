@@ -1,0 +1,92 @@
+import { Effect, Layer } from "effect"
+import type { ApiKeyRow, ClaimedJob, JobRow, RequestLogRow } from "../../../domain/records.js"
+import { ControlStore } from "../../ControlStore.js"
+import { PostgresDatabase } from "../database.js"
+
+const JOB_COLUMNS = "job_id, kind, status, user_id, result, error, created_at, finished_at"
+const KEY_COLUMNS = "id, name, prefix, created_at, last_used_at, revoked_at"
+
+/** The control plane in the deployment's PostgreSQL database; infrastructure failures are defects. */
+export const PostgresControlStoreLive = Layer.effect(
+  ControlStore,
+  Effect.gen(function*() {
+    const sql = yield* PostgresDatabase
+    const first = <A>(rows: ReadonlyArray<A>) => rows[0]
+    return {
+      jobs: {
+        find: (jobId) => sql<JobRow>`SELECT ${sql.literal(JOB_COLUMNS)} FROM jobs WHERE job_id = ${jobId}`.pipe(Effect.map(first), Effect.orDie),
+        insert: (job, retain) =>
+          sql.withTransaction(Effect.gen(function*() {
+            yield* sql`INSERT INTO jobs ${sql.insert({ ...job, status: "pending" })}`
+            yield* sql`
+              DELETE FROM jobs WHERE job_id IN (
+                SELECT job_id FROM jobs WHERE status IN ('succeeded', 'failed') ORDER BY created_at, seq
+                LIMIT greatest(0, (SELECT count(*) FROM jobs) - ${retain}))`
+          })).pipe(Effect.orDie),
+        claim: (jobId, at) =>
+          sql<ClaimedJob>`
+            UPDATE jobs SET status = 'running', started_at = ${at}, attempts = attempts + 1
+            WHERE job_id = ${jobId} AND status IN ('pending', 'running')
+            RETURNING job_id, kind, payload`.pipe(Effect.map(first), Effect.orDie),
+        succeed: (jobId, result, at) =>
+          sql`UPDATE jobs SET status = 'succeeded', result = ${JSON.stringify(result)}, error = NULL, finished_at = ${at} WHERE job_id = ${jobId}`
+            .pipe(Effect.asVoid, Effect.orDie),
+        fail: (jobId, error, at) =>
+          sql`UPDATE jobs SET status = 'failed', error = ${error}, finished_at = ${at} WHERE job_id = ${jobId}`.pipe(Effect.asVoid, Effect.orDie),
+        countByStatus: sql<{ readonly status: string; readonly n: number }>`SELECT status, count(*) AS n FROM jobs GROUP BY status`.pipe(
+          Effect.map((rows) => Object.fromEntries(rows.map((row) => [row.status, row.n]))),
+          Effect.orDie
+        ),
+        unfinished: sql<{ readonly job_id: string }>`SELECT job_id FROM jobs WHERE status IN ('pending', 'running') ORDER BY created_at, seq`.pipe(
+          Effect.map((rows) => rows.map((row) => row.job_id)),
+          Effect.orDie
+        )
+      },
+      apiKeys: {
+        insert: (row) => sql`INSERT INTO api_keys ${sql.insert({ ...row })}`.pipe(Effect.asVoid, Effect.orDie),
+        list: (includeRevoked) =>
+          (includeRevoked
+            ? sql<ApiKeyRow>`SELECT ${sql.literal(KEY_COLUMNS)} FROM api_keys ORDER BY created_at, seq`
+            : sql<ApiKeyRow>`SELECT ${sql.literal(KEY_COLUMNS)} FROM api_keys WHERE revoked_at IS NULL ORDER BY created_at, seq`).pipe(Effect.orDie),
+        findActiveByHash: (keyHash) =>
+          sql<ApiKeyRow>`SELECT ${sql.literal(KEY_COLUMNS)} FROM api_keys WHERE key_hash = ${keyHash} AND revoked_at IS NULL`.pipe(
+            Effect.map(first),
+            Effect.orDie
+          ),
+        touch: (id, at, staleBefore) =>
+          sql`UPDATE api_keys SET last_used_at = ${at} WHERE id = ${id} AND (last_used_at IS NULL OR last_used_at < ${staleBefore})`.pipe(
+            Effect.asVoid,
+            Effect.orDie
+          ),
+        revoke: (id, at) =>
+          sql.withTransaction(Effect.gen(function*() {
+            yield* sql`UPDATE api_keys SET revoked_at = ${at} WHERE id = ${id} AND revoked_at IS NULL`
+            return first(yield* sql<ApiKeyRow>`SELECT ${sql.literal(KEY_COLUMNS)} FROM api_keys WHERE id = ${id}`)
+          })).pipe(Effect.orDie),
+        countActive: sql<{ readonly n: number }>`SELECT count(*) AS n FROM api_keys WHERE revoked_at IS NULL`.pipe(
+          Effect.map((rows) => rows[0]?.n ?? 0),
+          Effect.orDie
+        )
+      },
+      requestLog: {
+        append: (row, keep) =>
+          sql.withTransaction(Effect.gen(function*() {
+            yield* sql`INSERT INTO request_log ${sql.insert({ ...row })}`
+            yield* sql`DELETE FROM request_log WHERE id <= (SELECT max(id) FROM request_log) - ${keep}`
+          })).pipe(Effect.orDie),
+        page: (offset, limit) =>
+          Effect.all({
+            rows: sql<RequestLogRow>`
+              SELECT request_id, method, route, status_code, latency_ms, key_name, created_at
+              FROM request_log ORDER BY id DESC LIMIT ${limit} OFFSET ${offset}`,
+            total: Effect.map(sql<{ readonly n: number }>`SELECT count(*) AS n FROM request_log`, (rows) => rows[0]?.n ?? 0)
+          }).pipe(Effect.orDie)
+      },
+      // Replicas share the database: no process holds a lock another could be refused.
+      lockContention: Effect.succeed({ count: 0, last: null }),
+      sizeBytes: sql<{ readonly bytes: number }>`
+        SELECT coalesce(sum(pg_total_relation_size(c.oid)), 0)::bigint AS bytes FROM pg_class c
+        WHERE c.relname IN ('jobs', 'api_keys', 'request_log') AND c.relkind = 'r'`.pipe(Effect.map((rows) => rows[0]?.bytes ?? 0), Effect.orDie)
+    }
+  })
+)

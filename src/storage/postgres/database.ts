@@ -1,0 +1,57 @@
+import { Reactivity } from "@effect/experimental"
+import type { SqlClient } from "@effect/sql"
+import { PgClient } from "@effect/sql-pg"
+import { Context, Duration, Effect, Layer, Redacted } from "effect"
+import Pg from "pg"
+import { StartupError } from "../../startup/StartupError.js"
+import { LATEST_MIGRATION, migrate } from "./migrations.js"
+
+/** The PostgreSQL database holding users' data and the control plane, migrated to this build's schema. */
+export class PostgresDatabase extends Context.Tag("Memory/PostgresDatabase")<PostgresDatabase, SqlClient.SqlClient>() {}
+
+const BIGINT_OID = 20
+
+/** bigint columns (identities, counts) as numbers: every one here stays far below 2^53. */
+const types: Pg.CustomTypesConfig = {
+  getTypeParser: (oid: number, format?: "text" | "binary") =>
+    oid === BIGINT_OID ? (value: string) => Number(value) : Pg.types.getTypeParser(oid, format)
+}
+
+/** A message about the database with the URL's password, if it shows anywhere, masked. */
+const withoutSecret = (message: string, url: Redacted.Redacted) => {
+  const text = Redacted.value(url)
+  const password = URL.canParse(text) ? decodeURIComponent(new URL(text).password) : ""
+  return password === "" ? message : message.replaceAll(password, "***")
+}
+
+export const postgresDatabase = (options: { readonly url: Redacted.Redacted; readonly poolMax: number }) =>
+  Layer.scoped(
+    PostgresDatabase,
+    Effect.gen(function*() {
+      const sql = yield* PgClient.make({
+        url: options.url,
+        maxConnections: options.poolMax,
+        connectTimeout: Duration.seconds(5),
+        applicationName: "memory-service",
+        types
+      })
+      const before = yield* migrate(sql)
+      if (before > LATEST_MIGRATION) {
+        return yield* new StartupError({
+          code: "store_schema_newer",
+          message: `the database has schema ${before}, newer than this build's ${LATEST_MIGRATION}; run a newer build`,
+          details: { found: before, supported: LATEST_MIGRATION }
+        })
+      }
+      return sql
+    }).pipe(
+      Effect.catchTag("SqlError", (error) =>
+        Effect.fail(
+          new StartupError({
+            code: "store_unavailable",
+            message: withoutSecret(`the database could not be reached or migrated: ${error.message}${error.cause instanceof Error ? ` (${error.cause.message})` : ""}`, options.url),
+            details: { variable: "SERVICE_DATABASE_URL" }
+          })
+        ))
+    )
+  ).pipe(Layer.provide(Reactivity.layer))

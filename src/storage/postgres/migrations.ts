@@ -1,0 +1,85 @@
+import type { SqlClient } from "@effect/sql"
+import { Effect } from "effect"
+
+/**
+ * The schema, one migration a step, applied in order under an advisory lock so that replicas
+ * starting together migrate once. Every user table is keyed by `user_id` first and every
+ * query of it names one user: the shape a PostgreSQL distributed by tenant shards by `user_id`.
+ * The control tables (jobs, keys, request log) are apart.
+ */
+const MIGRATIONS: ReadonlyArray<{ readonly id: number; readonly name: string; readonly statements: ReadonlyArray<string> }> = [{
+  id: 1,
+  name: "user_data_and_control_plane",
+  statements: [
+    `CREATE TABLE users (user_id text PRIMARY KEY, created_at text NOT NULL, embedding_model text, embedding_dimensions integer)`,
+    `CREATE TABLE sessions (user_id text NOT NULL, session_id text NOT NULL, session_time text, created_at text NOT NULL,
+      PRIMARY KEY (user_id, session_id))`,
+    `CREATE TABLE turns (user_id text NOT NULL, seq bigint GENERATED ALWAYS AS IDENTITY, turn_id text NOT NULL, session_id text NOT NULL,
+      position integer NOT NULL, role text NOT NULL, content text NOT NULL, agent_id text, run_id text, project_id text, created_at text NOT NULL,
+      search tsvector GENERATED ALWAYS AS (to_tsvector('english', content)) STORED, embedding vector,
+      PRIMARY KEY (user_id, seq), UNIQUE (user_id, turn_id), UNIQUE (user_id, session_id, position))`,
+    `CREATE INDEX turns_search ON turns USING gin (search)`,
+    `CREATE TABLE spans (user_id text NOT NULL, span_id text NOT NULL, turn_id text NOT NULL, start_offset integer NOT NULL, end_offset integer NOT NULL,
+      PRIMARY KEY (user_id, span_id))`,
+    `CREATE TABLE facts (user_id text NOT NULL, seq bigint GENERATED ALWAYS AS IDENTITY, fact_id text NOT NULL, content text NOT NULL, kind text NOT NULL,
+      status text NOT NULL, session_id text, occurred_at text, valid_from text, valid_until text, confidence double precision, metadata text NOT NULL,
+      agent_id text, run_id text, project_id text, superseded_by text, created_at text NOT NULL, updated_at text NOT NULL,
+      search tsvector GENERATED ALWAYS AS (to_tsvector('english', content)) STORED, embedding vector,
+      PRIMARY KEY (user_id, seq), UNIQUE (user_id, fact_id))`,
+    `CREATE INDEX facts_search ON facts USING gin (search)`,
+    `CREATE INDEX facts_by_status ON facts (user_id, status, seq)`,
+    `CREATE INDEX facts_by_occurred ON facts (user_id, occurred_at, seq)`,
+    `CREATE TABLE fact_sources (user_id text NOT NULL, fact_id text NOT NULL, span_id text NOT NULL, PRIMARY KEY (user_id, fact_id, span_id))`,
+    `CREATE TABLE entities (user_id text NOT NULL, entity_id text NOT NULL, seq bigint GENERATED ALWAYS AS IDENTITY, name text NOT NULL,
+      normalized_name text NOT NULL, profile_stale boolean NOT NULL, profile text, updated_at text NOT NULL, PRIMARY KEY (user_id, entity_id))`,
+    `CREATE INDEX entities_by_name ON entities (user_id, normalized_name)`,
+    `CREATE TABLE fact_entity_roles (user_id text NOT NULL, fact_id text NOT NULL, entity_id text NOT NULL, role text NOT NULL,
+      PRIMARY KEY (user_id, fact_id, entity_id, role))`,
+    `CREATE INDEX roles_by_entity ON fact_entity_roles (user_id, entity_id)`,
+    `CREATE TABLE edges (user_id text NOT NULL, edge_id text NOT NULL, src_fact_id text NOT NULL, dst_id text NOT NULL, edge_type text NOT NULL,
+      predicate text, confidence double precision, metadata text NOT NULL DEFAULT '{}', created_at double precision NOT NULL,
+      PRIMARY KEY (user_id, edge_id))`,
+    `CREATE INDEX edges_by_src ON edges (user_id, src_fact_id)`,
+    `CREATE INDEX edges_by_dst ON edges (user_id, dst_id)`,
+    `CREATE TABLE events (user_id text NOT NULL, seq bigint GENERATED ALWAYS AS IDENTITY, event_id text NOT NULL, ts text NOT NULL, type text NOT NULL,
+      memory_id text, session_id text, reason text, details text NOT NULL, PRIMARY KEY (user_id, seq))`,
+    `CREATE TABLE applied_jobs (user_id text NOT NULL, job_id text NOT NULL, result text NOT NULL, applied_at text NOT NULL, PRIMARY KEY (user_id, job_id))`,
+    `CREATE TABLE jobs (job_id text PRIMARY KEY, seq bigint GENERATED ALWAYS AS IDENTITY, kind text NOT NULL, status text NOT NULL, user_id text NOT NULL,
+      payload text NOT NULL, result text, error text, created_at text NOT NULL, started_at text, finished_at text, attempts integer NOT NULL DEFAULT 0)`,
+    `CREATE INDEX jobs_by_status ON jobs (status, created_at, seq)`,
+    `CREATE TABLE api_keys (id text PRIMARY KEY, seq bigint GENERATED ALWAYS AS IDENTITY, name text NOT NULL, prefix text NOT NULL, key_hash text NOT NULL UNIQUE,
+      created_at text NOT NULL, last_used_at text, revoked_at text)`,
+    `CREATE TABLE request_log (id bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY, request_id text NOT NULL, method text NOT NULL, route text NOT NULL,
+      status_code integer NOT NULL, latency_ms double precision NOT NULL, key_name text, created_at text NOT NULL)`
+  ]
+}]
+
+/** The newest migration this build knows. */
+export const LATEST_MIGRATION = MIGRATIONS[MIGRATIONS.length - 1]!.id
+
+/** A fixed key for the advisory lock that serializes migrations across replicas. */
+const MIGRATION_LOCK = 7_300_021
+
+/** The newest migration applied to the database. */
+const appliedMigration = (sql: SqlClient.SqlClient) =>
+  Effect.map(sql<{ readonly latest: number | null }>`SELECT max(id) AS latest FROM schema_migrations`, (rows) => rows[0]?.latest ?? 0)
+
+/**
+ * Creates the vector extension when missing and applies the migrations not yet applied, in one
+ * transaction that holds the migration lock: a replica starting meanwhile waits, then finds
+ * nothing left to do. Answers the newest migration the database had before.
+ */
+export const migrate = (sql: SqlClient.SqlClient) =>
+  sql.withTransaction(Effect.gen(function*() {
+    // A transaction holds one connection: the lock, the checks and the DDL all run on it.
+    yield* sql`SELECT pg_advisory_xact_lock(${MIGRATION_LOCK})`
+    yield* sql`CREATE EXTENSION IF NOT EXISTS vector`
+    yield* sql`CREATE TABLE IF NOT EXISTS schema_migrations (id integer PRIMARY KEY, name text NOT NULL, applied_at timestamptz NOT NULL DEFAULT now())`
+    const applied = yield* appliedMigration(sql)
+    for (const migration of MIGRATIONS) {
+      if (migration.id <= applied) continue
+      for (const statement of migration.statements) yield* sql.unsafe(statement)
+      yield* sql`INSERT INTO schema_migrations (id, name) VALUES (${migration.id}, ${migration.name})`
+    }
+    return applied
+  }))

@@ -1,0 +1,86 @@
+import type { SqlError } from "@effect/sql"
+import { Effect, Layer, Option } from "effect"
+import { validateUserId } from "../../../domain/userId.js"
+import { type StoreError, UserStore, type UserStoreOperations } from "../../UserStore.js"
+import { PostgresDatabase } from "../database.js"
+import { UserGraph } from "./graph.js"
+import { UserReads } from "./reads.js"
+import { UserRecall } from "./recall.js"
+import { archiveAllMemories, archiveMemory, correctMemory, ingestSession, purgeMemory, settleProfile } from "./units.js"
+
+/** The tables that hold a user's data, each keyed by user_id first. */
+const USER_TABLES = ["applied_jobs", "events", "edges", "fact_entity_roles", "entities", "fact_sources", "facts", "spans", "turns", "sessions"] as const
+
+/**
+ * The user store on PostgreSQL: every user's data in shared tables, each statement bounded to
+ * one user. A statement's failure is a defect.
+ */
+export const PostgresUserStoreLive = Layer.effect(
+  UserStore,
+  Effect.gen(function*() {
+    const sql = yield* PostgresDatabase
+
+    const run = <A>(name: string, userId: string, use: (userId: string) => Effect.Effect<A, SqlError.SqlError>): Effect.Effect<A, StoreError> =>
+      Effect.flatMap(validateUserId(userId), use).pipe(Effect.catchTag("SqlError", Effect.die), Effect.withSpan(`UserStore.${name}`))
+
+    const known = (userId: string) =>
+      Effect.map(sql<{ readonly user_id: string }>`SELECT user_id FROM users WHERE user_id = ${userId}`, (rows) => rows.length > 0)
+
+    /** Runs `use` for a user with data; none for one without. */
+    const ifKnown = <A>(userId: string, use: Effect.Effect<A, SqlError.SqlError>) =>
+      Effect.flatMap(known(userId), (present) => present ? Effect.map(use, Option.some) : Effect.succeed(Option.none<A>()))
+
+    return {
+      provision: (userId) =>
+        run("provision", userId, () =>
+          sql`INSERT INTO users (user_id, created_at) VALUES (${userId}, ${new Date().toISOString()}) ON CONFLICT (user_id) DO NOTHING`.pipe(Effect.asVoid)),
+      erase: (userId) =>
+        run("erase", userId, () =>
+          sql.withTransaction(Effect.gen(function*() {
+            yield* sql`SELECT pg_advisory_xact_lock(hashtext(${userId}))`
+            for (const table of USER_TABLES) yield* sql`DELETE FROM ${sql(table)} WHERE user_id = ${userId}`
+            const removed = yield* sql<{ readonly user_id: string }>`DELETE FROM users WHERE user_id = ${userId} RETURNING user_id`
+            return removed.length > 0
+          }))),
+
+      writeSession: (userId, write, options) => run("writeSession", userId, () => ingestSession(sql, userId, write, options)),
+      correct: (userId, correction) => run("correct", userId, () => correctMemory(sql, userId, correction)),
+      archive: (userId, memoryId, audit) => run("archive", userId, () => archiveMemory(sql, userId, memoryId, audit)),
+      purge: (userId, memoryId, audit) => run("purge", userId, () => purgeMemory(sql, userId, memoryId, audit)),
+      archiveAll: (userId, audit) => run("archiveAll", userId, () => ifKnown(userId, archiveAllMemories(sql, userId, audit))),
+      settleProfile: (userId, settle) => run("settleProfile", userId, () => settleProfile(sql, userId, settle)),
+
+      appliedJob: (userId, jobId) => run("appliedJob", userId, () => Effect.map(UserReads(sql, userId).appliedJob(jobId), Option.fromNullable)),
+      fact: (userId, factId) => run("fact", userId, () => Effect.map(UserReads(sql, userId).fact(factId), Option.fromNullable)),
+      factWithEntities: (userId, factId) =>
+        run("factWithEntities", userId, () => {
+          const reads = UserReads(sql, userId)
+          return Effect.all({ fact: reads.fact(factId), entities: reads.entitiesOf(factId) })
+        }),
+      currentFacts: (userId, options) => run("currentFacts", userId, () => UserReads(sql, userId).currentFacts(options)),
+      events: (userId, options) => run("events", userId, () => UserReads(sql, userId).events(options)),
+
+      recall: (userId, query) => run("recall", userId, () => ifKnown(userId, UserRecall(sql, userId).legs(query))),
+      provenance: (userId, factIds) => run("provenance", userId, () => UserReads(sql, userId).provenance(factIds)),
+      similarFacts: (userId, options) => run("similarFacts", userId, () => UserRecall(sql, userId).similarFacts(options)),
+      nearestFacts: (userId, options) => run("nearestFacts", userId, () => UserRecall(sql, userId).nearestFacts(options)),
+
+      entityTimeline: (userId, options) => run("entityTimeline", userId, () => UserGraph(sql, userId).entityTimeline(options)),
+      explore: (userId, options) => run("explore", userId, () => UserGraph(sql, userId).explore(options)),
+
+      staleEntities: (userId, order, limit) => run("staleEntities", userId, () => UserReads(sql, userId).staleEntities(order, limit)),
+      staleCount: (userId) => run("staleCount", userId, () => UserReads(sql, userId).staleCount),
+      profileFacts: (userId, entityId) => run("profileFacts", userId, () => UserReads(sql, userId).profileFacts(entityId)),
+
+      inventory: Effect.gen(function*() {
+        const users = yield* sql<{ readonly user_id: string; readonly bytes: number }>`
+          SELECT u.user_id, coalesce((SELECT sum(octet_length(content) + octet_length(metadata)) FROM facts f WHERE f.user_id = u.user_id), 0)::bigint
+            + coalesce((SELECT sum(octet_length(content)) FROM turns t WHERE t.user_id = u.user_id), 0)::bigint AS bytes
+          FROM users u ORDER BY u.user_id`
+        const statuses = yield* sql<{ readonly status: string; readonly n: number }>`SELECT status, count(*) AS n FROM facts GROUP BY status`
+        return { users, memoriesByStatus: Object.fromEntries(statuses.map((row) => [row.status, row.n])) }
+      }).pipe(Effect.orDie, Effect.withSpan("UserStore.inventory")),
+      openStores: Effect.succeed(0)
+    } satisfies UserStoreOperations
+  })
+)

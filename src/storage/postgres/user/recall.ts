@@ -1,0 +1,159 @@
+import type { SqlClient } from "@effect/sql"
+import { Effect, Either } from "effect"
+import type { FactRow, ScopeFilter, TurnRow } from "../../../domain/records.js"
+import { selectiveTerms } from "../../lexicalTerms.js"
+import type { RecallLegs, RecallQuery } from "../../UserStore.js"
+import { UserReads } from "./reads.js"
+import { FACT_COLUMNS, inList, scopedTo, TURN_COLUMNS, vectorText } from "./rows.js"
+
+/** The retrieval legs over one user's data, on tsvector columns (English stemming) and pgvector. */
+export const UserRecall = (sql: SqlClient.SqlClient, userId: string) => {
+  const reads = UserReads(sql, userId)
+  const visible = (statuses: ReadonlyArray<string>) => inList(sql, "f.status", statuses)
+  const turnsJoin = sql`turns t JOIN sessions s ON s.user_id = t.user_id AND s.session_id = t.session_id`
+  // Local dates sort as text: a prefix is the range [prefix, prefix + "~").
+  const onDate = (column: string, prefix: string | null) =>
+    prefix === null ? sql`TRUE` : sql`${sql.literal(column)} >= ${prefix} AND ${sql.literal(column)} < ${`${prefix}~`}`
+
+  /** Any of the terms, each stemmed as the index was. */
+  const tsquery = (terms: ReadonlyArray<string>) => sql.join(" || ", false)(terms.map((term) => sql`plainto_tsquery('english', ${term})`))
+
+  /** How many of the user's facts or turns match each term. */
+  const documentFrequencies = (table: "facts" | "turns", terms: ReadonlyArray<string>) =>
+    terms.length === 0
+      ? Effect.succeed(new Map<string, number>())
+      : Effect.map(
+        sql<{ readonly term: string; readonly doc: number }>`${
+          sql.join(" UNION ALL ", false)(terms.map((term) =>
+            sql`SELECT ${term}::text AS term, count(*) AS doc FROM ${sql(table)} WHERE user_id = ${userId} AND search @@ plainto_tsquery('english', ${term})`))
+        }`,
+        (rows) => new Map(rows.map((row) => [row.term, row.doc]))
+      )
+
+  /** The terms worth looking up in a table, as every backend bounds a search's lexical work. */
+  const selective = (table: "facts" | "turns", terms: ReadonlyArray<string>) =>
+    Effect.map(documentFrequencies(table, [...new Set(terms)]), (frequency) => selectiveTerms([...new Set(terms)], (term) => frequency.get(term) ?? 0))
+
+  const factsMatching = (terms: ReadonlyArray<string>, scope: ScopeFilter, statuses: ReadonlyArray<string>, limit: number) =>
+    terms.length === 0 ? Effect.succeed([] as ReadonlyArray<FactRow>) : sql<FactRow>`
+      SELECT ${sql.literal(FACT_COLUMNS)} FROM facts f, (SELECT ${tsquery(terms)} AS q) AS query
+      WHERE f.user_id = ${userId} AND f.search @@ query.q AND ${visible(statuses)} AND ${scopedTo(sql, "f", scope)}
+      ORDER BY ts_rank_cd(f.search, query.q) DESC, f.seq LIMIT ${limit}`
+
+  const turnsMatching = (terms: ReadonlyArray<string>, scope: ScopeFilter, limit: number) =>
+    terms.length === 0 ? Effect.succeed([] as ReadonlyArray<TurnRow>) : sql<TurnRow>`
+      SELECT ${sql.literal(TURN_COLUMNS)} FROM ${turnsJoin}, (SELECT ${tsquery(terms)} AS q) AS query
+      WHERE t.user_id = ${userId} AND t.search @@ query.q AND ${scopedTo(sql, "t", scope)}
+      ORDER BY ts_rank_cd(t.search, query.q) DESC, t.seq LIMIT ${limit}`
+
+  /** Facts by the selective ones of the terms. */
+  const selectedFacts = (terms: ReadonlyArray<string>, scope: ScopeFilter, statuses: ReadonlyArray<string>, limit: number) =>
+    Effect.flatMap(selective("facts", terms), (selected) => factsMatching(selected, scope, statuses, limit))
+
+  const space = Effect.map(
+    sql<{ readonly embedding_model: string | null; readonly embedding_dimensions: number | null }>`
+      SELECT embedding_model, embedding_dimensions FROM users WHERE user_id = ${userId}`,
+    (rows) => {
+      const row = rows[0]
+      return row?.embedding_model == null || row.embedding_dimensions == null ? undefined : { model: row.embedding_model, dimensions: row.embedding_dimensions }
+    }
+  )
+
+  /** The nearest rows of a table by cosine distance, nearest first: an exact scan of the user's vectors. */
+  const nearest = (table: "facts" | "turns", vector: Float32Array, limit: number) =>
+    Effect.map(
+      sql<{ readonly seq: number }>`
+        SELECT seq FROM ${sql(table)} WHERE user_id = ${userId} AND embedding IS NOT NULL
+        ORDER BY embedding <=> ${vectorText(vector)}::vector, seq LIMIT ${limit}`,
+      (rows) => rows.map((row) => row.seq)
+    )
+
+  const vectorLeg = (query: RecallQuery) =>
+    Effect.gen(function*() {
+      const { vector } = query
+      if (Either.isLeft(vector)) return Either.left(vector.left)
+      const current = yield* space
+      if (current === undefined) return Either.left("the vector index is empty")
+      if (current.dimensions !== vector.right.length) {
+        return Either.left(`the store's vectors have ${current.dimensions} dimensions (${current.model}), the embedder gives ${vector.right.length}; re-embed the store`)
+      }
+      const facts = yield* reads.factsBySeq(yield* nearest("facts", vector.right, query.vectorDepth), query.scope, query.statuses)
+      const turns = yield* reads.turnsBySeq(yield* nearest("turns", vector.right, query.vectorDepth), query.scope)
+      return Either.right({ facts, turns })
+    })
+
+  /** Facts of the entities named, then the facts one edge away from them; direct ones first. */
+  const entityLeg = (query: RecallQuery) =>
+    Effect.gen(function*() {
+      const { depth: limit, names, scope, statuses } = query
+      if (names.length === 0) return [] as ReadonlyArray<FactRow>
+      const direct = (yield* sql<{ readonly fact_id: string }>`
+        SELECT f.fact_id, max(f.seq) AS seq FROM entities e
+        JOIN fact_entity_roles r ON r.user_id = e.user_id AND r.entity_id = e.entity_id
+        JOIN facts f ON f.user_id = r.user_id AND f.fact_id = r.fact_id
+        WHERE e.user_id = ${userId} AND ${inList(sql, "e.normalized_name", names)} AND ${visible(statuses)} AND ${scopedTo(sql, "f", scope)}
+        GROUP BY f.fact_id ORDER BY seq DESC LIMIT ${limit}`).map((row) => row.fact_id)
+      if (direct.length === 0) return []
+      const hop = (yield* sql<{ readonly fact_id: string }>`
+        SELECT dst_id AS fact_id FROM edges WHERE user_id = ${userId} AND ${inList(sql, "src_fact_id", direct)}
+        UNION SELECT src_fact_id FROM edges WHERE user_id = ${userId} AND ${inList(sql, "dst_id", direct)}`).map((row) => row.fact_id)
+      const distance = new Map<string, number>([...hop.map((id) => [id, 1] as const), ...direct.map((id) => [id, 0] as const)])
+      const rows = yield* sql<FactRow>`
+        SELECT ${sql.literal(FACT_COLUMNS)} FROM facts f
+        WHERE f.user_id = ${userId} AND ${inList(sql, "f.fact_id", [...distance.keys()])} AND ${visible(statuses)} AND ${scopedTo(sql, "f", scope)}`
+      return [...rows].sort((a, b) => (distance.get(a.fact_id) ?? 1) - (distance.get(b.fact_id) ?? 1) || b.seq - a.seq).slice(0, limit)
+    })
+
+  const timeLeg = (query: RecallQuery) => {
+    const { datePrefix, depth: limit, scope, statuses } = query
+    if (datePrefix === null) return Effect.succeed({ facts: [] as ReadonlyArray<FactRow>, turns: [] as ReadonlyArray<TurnRow> })
+    return Effect.all({
+      facts: sql<FactRow>`SELECT ${sql.literal(FACT_COLUMNS)} FROM facts f
+        WHERE f.user_id = ${userId} AND ${visible(statuses)} AND ${scopedTo(sql, "f", scope)} AND ${onDate("f.occurred_at", datePrefix)}
+        ORDER BY f.occurred_at, f.seq LIMIT ${limit}`,
+      turns: sql<TurnRow>`SELECT ${sql.literal(TURN_COLUMNS)} FROM ${turnsJoin}
+        WHERE t.user_id = ${userId} AND ${scopedTo(sql, "t", scope)} AND ${onDate("s.session_time", datePrefix)}
+        ORDER BY s.session_time, t.seq LIMIT ${limit}`
+    })
+  }
+
+  /** The turns just before and after the seeds in their sessions, in the order of their seeds' sessions. */
+  const neighbourhoodLeg = (seeds: ReadonlyArray<TurnRow>, scope: ScopeFilter) =>
+    seeds.length === 0 ? Effect.succeed([] as ReadonlyArray<TurnRow>) : Effect.map(
+      sql<TurnRow>`SELECT ${sql.literal(TURN_COLUMNS)} FROM ${turnsJoin}
+        WHERE t.user_id = ${userId} AND ${scopedTo(sql, "t", scope)} AND (${
+        sql.or(seeds.map((turn) => sql`(t.session_id = ${turn.session_id} AND t.position IN (${turn.position - 1}, ${turn.position + 1}))`))
+      })`,
+      (rows) => {
+        const seedOrder = new Map(seeds.map((turn, i) => [turn.session_id, i]))
+        return [...rows].sort((a, b) => (seedOrder.get(a.session_id) ?? 0) - (seedOrder.get(b.session_id) ?? 0) || a.seq - b.seq)
+      }
+    )
+
+  return {
+    legs: (query: RecallQuery) =>
+      Effect.gen(function*() {
+        const { depth: limit, scope, statuses } = query
+        const vector = yield* vectorLeg(query)
+        const lexicalFacts = yield* selectedFacts(query.terms, scope, statuses, limit)
+        const lexicalTurns = yield* Effect.flatMap(selective("turns", query.terms), (terms) => turnsMatching(terms, scope, limit))
+        const entityFacts = yield* entityLeg(query)
+        const dated = yield* timeLeg(query)
+        const neighbours = yield* neighbourhoodLeg(lexicalTurns.slice(0, query.neighbourSeeds), scope)
+        return { lexicalFacts, lexicalTurns, vector, entityFacts, datedFacts: dated.facts, datedTurns: dated.turns, neighbours } satisfies RecallLegs
+      }),
+
+    similarFacts: (options: { readonly terms: ReadonlyArray<ReadonlyArray<string>>; readonly scope: ScopeFilter; readonly limit: number }) =>
+      Effect.forEach(options.terms, (terms) => selectedFacts(terms, options.scope, ["active"], options.limit)),
+
+    nearestFacts: (options: { readonly vectors: ReadonlyArray<Float32Array>; readonly scope: ScopeFilter; readonly limit: number }) =>
+      Effect.gen(function*() {
+        const current = yield* space
+        if (current === undefined || options.vectors.some((vector) => vector.length !== current.dimensions)) {
+          return options.vectors.map(() => [] as ReadonlyArray<FactRow>)
+        }
+        return yield* Effect.forEach(options.vectors, (vector) =>
+          Effect.flatMap(nearest("facts", vector, options.limit), (seqs) => reads.factsBySeq(seqs, options.scope, ["active"])))
+      })
+  }
+}

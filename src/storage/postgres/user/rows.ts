@@ -1,0 +1,30 @@
+import type { SqlClient } from "@effect/sql"
+import type { ScopeFilter } from "../../../domain/records.js"
+
+/** The fact columns as a FactRow, on a query that names facts `f`. */
+export const FACT_COLUMNS = `f.seq, f.fact_id, f.content, f.kind, f.status, f.session_id, f.occurred_at, f.valid_from, f.valid_until,
+  f.confidence, f.metadata, f.agent_id, f.run_id, f.project_id, f.superseded_by`
+
+/** The turn columns as a TurnRow, on a query that names turns `t` and their sessions `s`. */
+export const TURN_COLUMNS = "t.seq, t.turn_id, t.session_id, t.position, t.role, t.content, t.agent_id, t.run_id, t.project_id, s.session_time"
+
+/** Narrowing scope on the rows aliased `alias`: a row stamped with another value is out; an unstamped one is in. */
+export const scopedTo = (sql: SqlClient.SqlClient, alias: string, scope: ScopeFilter) =>
+  sql.and([
+    sql`TRUE`,
+    ...(["agent_id", "run_id", "project_id"] as const).flatMap((key) =>
+      scope[key] === null ? [] : [sql`(${sql.literal(`${alias}.${key}`)} IS NULL OR ${sql.literal(`${alias}.${key}`)} = ${scope[key]})`])
+  ])
+
+/** Rows in the order of the seqs given (rows a seq did not find left out). */
+export const inGivenOrder = <Row extends { readonly seq: number }>(seqs: ReadonlyArray<number>, rows: ReadonlyArray<Row>) => {
+  const position = new Map(seqs.map((seq, i) => [seq, i]))
+  return [...rows].sort((a, b) => position.get(a.seq)! - position.get(b.seq)!)
+}
+
+/** A vector as pgvector reads it from text. */
+export const vectorText = (vector: Float32Array) => `[${Array.from(vector).join(",")}]`
+
+/** `column IN (values)`, false for no values (PostgreSQL refuses an empty list). */
+export const inList = (sql: SqlClient.SqlClient, column: string, values: ReadonlyArray<string | number>) =>
+  values.length === 0 ? sql`FALSE` : sql`${sql.literal(column)} IN ${sql.in(values)}`

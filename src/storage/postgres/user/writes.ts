@@ -1,0 +1,187 @@
+import type { SqlClient } from "@effect/sql"
+import { Clock, Effect } from "effect"
+import type { AuditContext } from "../../../domain/audit.js"
+import { entityId, newEdgeId, newEventId, spanId, turnId } from "../../../domain/ids.js"
+import type { FactRow, NewEvent, NewFact, Replacement } from "../../../domain/records.js"
+import { normalizeName } from "../../../domain/text.js"
+import { utcTimestamp } from "../../../util/timestamps.js"
+import { planTargets, type SessionWrite, type SessionWritten, settleSession } from "../../sessionWrite.js"
+import { UserReads } from "./reads.js"
+import { vectorText } from "./rows.js"
+
+/** How an entity's role in a fact shows as a graph edge. */
+const EDGE_OF_ROLE: Record<string, string> = { subject: "SUBJECT_OF", object: "OBJECT_OF" }
+
+/** A profile summarizes its entity: writing or closing one never makes that entity's profile stale. */
+const marksProfilesStale = (fact: { readonly kind: string }) => fact.kind !== "profile"
+
+export const clock = Effect.map(Clock.currentTimeMillis, (millis) => ({ now: utcTimestamp(millis), epochSeconds: millis / 1000 }))
+
+/** Writes of one user's data, inside the caller's transaction; every statement names the user. */
+export const UserWrites = (sql: SqlClient.SqlClient, userId: string) => {
+  const edge = (srcFactId: string, dstId: string, edgeType: string, predicate: string | null, epochSeconds: number) => ({
+    user_id: userId,
+    edge_id: newEdgeId(),
+    src_fact_id: srcFactId,
+    dst_id: dstId,
+    edge_type: edgeType,
+    predicate,
+    confidence: 1,
+    created_at: epochSeconds
+  })
+
+  /** Writes to one user serialize, whichever replica serves them: a lock held until the transaction ends. */
+  const lock = sql`SELECT pg_advisory_xact_lock(hashtext(${userId}))`
+
+  const ensureUser = (now: string) => sql`INSERT INTO users (user_id, created_at) VALUES (${userId}, ${now}) ON CONFLICT (user_id) DO NOTHING`
+
+  const appendTurns = (write: SessionWrite, now: string) =>
+    Effect.gen(function*() {
+      yield* sql`INSERT INTO sessions (user_id, session_id, session_time, created_at) VALUES (${userId}, ${write.sessionId}, ${write.sessionTime}, ${now})
+                 ON CONFLICT (user_id, session_id) DO NOTHING`
+      const [last] = yield* sql<{ readonly position: number | null }>`
+        SELECT max(position) AS position FROM turns WHERE user_id = ${userId} AND session_id = ${write.sessionId}`
+      const first = (last?.position ?? 0) + 1
+      if (write.turns.length === 0) return { firstPosition: first, seqs: [] as ReadonlyArray<number> }
+      const rows = write.turns.map((turn, i) => ({
+        user_id: userId,
+        turn_id: turnId(write.sessionId, first + i),
+        session_id: write.sessionId,
+        position: first + i,
+        role: turn.role,
+        content: turn.content,
+        ...write.scope,
+        created_at: now
+      }))
+      const inserted = yield* sql<{ readonly seq: number; readonly position: number }>`INSERT INTO turns ${sql.insert(rows)} RETURNING seq, position`
+      yield* sql`INSERT INTO spans ${
+        sql.insert(rows.map((row) => ({ user_id: userId, span_id: spanId(write.sessionId, row.position), turn_id: row.turn_id, start_offset: 0, end_offset: row.content.length })))
+      }`
+      return { firstPosition: first, seqs: [...inserted].sort((a, b) => a.position - b.position).map((row) => row.seq) }
+    })
+
+  const insertFacts = (facts: ReadonlyArray<NewFact>, now: string, epochSeconds: number) =>
+    Effect.gen(function*() {
+      if (facts.length === 0) return [] as ReadonlyArray<number>
+      const inserted = yield* sql<{ readonly fact_id: string; readonly seq: number }>`INSERT INTO facts ${
+        sql.insert(facts.map((fact) => ({
+          user_id: userId,
+          fact_id: fact.factId,
+          content: fact.content,
+          kind: fact.kind,
+          status: "active",
+          session_id: fact.sessionId,
+          occurred_at: fact.occurredAt,
+          valid_from: fact.validFrom,
+          confidence: fact.confidence,
+          metadata: JSON.stringify(fact.metadata),
+          ...fact.scope,
+          created_at: now,
+          updated_at: now
+        })))
+      } RETURNING fact_id, seq`
+      const seqs = new Map(inserted.map((row) => [row.fact_id, row.seq]))
+      const sources = facts.flatMap((fact) => [...new Set(fact.spanIds)].map((span) => ({ user_id: userId, fact_id: fact.factId, span_id: span })))
+      if (sources.length > 0) yield* sql`INSERT INTO fact_sources ${sql.insert(sources)} ON CONFLICT DO NOTHING`
+      const entities = new Map<string, { user_id: string; entity_id: string; name: string; normalized_name: string; profile_stale: boolean; updated_at: string }>()
+      const roles = new Map<string, { user_id: string; fact_id: string; entity_id: string; role: string }>()
+      const edges: Array<ReturnType<typeof edge>> = []
+      for (const fact of facts) {
+        const named = new Map<string, string>()
+        for (const entity of fact.entities) {
+          if (normalizeName(entity.name) === "") continue
+          const id = entityId(entity.name)
+          roles.set(`${fact.factId} ${id} ${entity.role}`, { user_id: userId, fact_id: fact.factId, entity_id: id, role: entity.role })
+          named.set(id, entity.role)
+          const known = entities.get(id)
+          const stale = marksProfilesStale(fact)
+          if (known === undefined) {
+            entities.set(id, { user_id: userId, entity_id: id, name: entity.name, normalized_name: normalizeName(entity.name), profile_stale: stale, updated_at: now })
+          } else known.profile_stale = known.profile_stale || stale
+        }
+        for (const [id, role] of named) {
+          edges.push(edge(fact.factId, id, EDGE_OF_ROLE[role] ?? "MENTIONS", fact.predicate === "" ? null : fact.predicate, epochSeconds))
+        }
+      }
+      if (entities.size > 0) {
+        yield* sql`INSERT INTO entities ${sql.insert([...entities.values()])}
+                   ON CONFLICT (user_id, entity_id) DO UPDATE SET profile_stale = entities.profile_stale OR excluded.profile_stale, updated_at = excluded.updated_at`
+      }
+      if (roles.size > 0) yield* sql`INSERT INTO fact_entity_roles ${sql.insert([...roles.values()])} ON CONFLICT DO NOTHING`
+      if (edges.length > 0) yield* sql`INSERT INTO edges ${sql.insert(edges)}`
+      return facts.map((fact) => seqs.get(fact.factId)!)
+    })
+
+  const closeFact = (old: Pick<FactRow, "fact_id" | "kind">, replacement: Replacement) =>
+    Effect.gen(function*() {
+      yield* sql`UPDATE facts SET status = 'superseded', valid_until = ${replacement.validUntil}, superseded_by = ${replacement.newFactId},
+                 updated_at = ${replacement.now} WHERE user_id = ${userId} AND fact_id = ${old.fact_id}`
+      yield* sql`INSERT INTO edges ${sql.insert(edge(replacement.newFactId, old.fact_id, "SUPERSEDES", "supersedes", replacement.epochSeconds))}`
+      if (marksProfilesStale(old)) {
+        yield* sql`UPDATE entities SET profile_stale = TRUE, updated_at = ${replacement.now}
+                   WHERE user_id = ${userId} AND entity_id IN (SELECT entity_id FROM fact_entity_roles WHERE user_id = ${userId} AND fact_id = ${old.fact_id})`
+      }
+    })
+
+  const addSources = (factId: string, spanIds: ReadonlyArray<string>, now: string) =>
+    Effect.gen(function*() {
+      if (spanIds.length === 0) return
+      yield* sql`INSERT INTO fact_sources ${sql.insert(spanIds.map((span) => ({ user_id: userId, fact_id: factId, span_id: span })))} ON CONFLICT DO NOTHING`
+      yield* sql`UPDATE facts SET updated_at = ${now} WHERE user_id = ${userId} AND fact_id = ${factId}`
+    })
+
+  const insertEvents = (events: ReadonlyArray<NewEvent>, audit: AuditContext, ts: string) =>
+    events.length === 0 ? Effect.void : sql`INSERT INTO events ${
+      sql.insert(events.map((event) => ({
+        user_id: userId,
+        event_id: newEventId(),
+        ts,
+        type: event.type,
+        memory_id: event.memoryId,
+        session_id: event.sessionId,
+        reason: event.reason,
+        details: JSON.stringify({ ...event.details, actor: audit.actor, request_id: audit.requestId })
+      })))
+    }`.pipe(Effect.asVoid)
+
+  /**
+   * Stores vectors of rows just written. The user's vector space is set by the first vectors
+   * written; vectors of another model or dimension are not mixed in (the vector leg then reports it).
+   */
+  const storeVectors = (table: "facts" | "turns", model: string | undefined, rows: ReadonlyArray<{ readonly seq: number; readonly vector: Float32Array }>) =>
+    Effect.gen(function*() {
+      if (model === undefined || rows.length === 0) return
+      const dimensions = rows[0]!.vector.length
+      const [space] = yield* sql<{ readonly embedding_model: string | null; readonly embedding_dimensions: number | null }>`
+        SELECT embedding_model, embedding_dimensions FROM users WHERE user_id = ${userId}`
+      if (space?.embedding_model === null || space?.embedding_model === undefined) {
+        yield* sql`UPDATE users SET embedding_model = ${model}, embedding_dimensions = ${dimensions} WHERE user_id = ${userId}`
+      } else if (space.embedding_model !== model || space.embedding_dimensions !== dimensions) {
+        return yield* Effect.logWarning("vectors not stored: the store holds another embedding model or dimension")
+      }
+      for (const { seq, vector } of rows) {
+        yield* sql`UPDATE ${sql(table)} SET embedding = ${vectorText(vector)}::vector WHERE user_id = ${userId} AND seq = ${seq}`
+      }
+    })
+
+  const insertFact = (fact: NewFact, now: string, epochSeconds: number) => insertFacts([fact], now, epochSeconds)
+
+  /** A session's turns and settled plans, each change with its audit event. */
+  const writeSession = (write: SessionWrite, now: string, epochSeconds: number) =>
+    Effect.gen(function*() {
+      yield* ensureUser(now)
+      const { firstPosition, seqs } = yield* appendTurns(write, now)
+      yield* storeVectors("turns", write.embeddingModel, (write.turnVectors ?? []).map((vector, i) => ({ seq: seqs[i]!, vector })))
+      const targets = yield* UserReads(sql, userId).facts(planTargets(write))
+      const settled = settleSession(write, { firstPosition, targets: new Map(targets.map((row) => [row.fact_id, row])), now, epochSeconds })
+      const factSeqs = yield* insertFacts(settled.added.map(({ fact }) => fact), now, epochSeconds)
+      for (const { factId, spanIds } of settled.merges) yield* addSources(factId, spanIds, now)
+      for (const { old, replacement } of settled.closes) yield* closeFact(old, replacement)
+      yield* insertEvents(settled.events, write.audit, now)
+      const factVectors = settled.added.flatMap(({ vector }, i) => vector === undefined ? [] : [{ seq: factSeqs[i]!, vector }])
+      yield* storeVectors("facts", write.embeddingModel, factVectors)
+      return { turnsWritten: write.turns.length, facts: settled.facts } satisfies SessionWritten
+    })
+
+  return { lock, ensureUser, writeSession, insertFact, closeFact, insertEvents }
+}
