@@ -1,4 +1,4 @@
-import { Effect, Layer, Logger, LogLevel } from "effect"
+import { Effect, Layer, Logger, LogLevel, Option } from "effect"
 import { AppConfig, type LogLevelName } from "./config/AppConfig.js"
 import { HttpLive } from "./http/server.js"
 import { LlmProvider } from "./llm/LlmProvider.js"
@@ -21,6 +21,7 @@ import { RequestMetrics } from "./services/observability/RequestMetrics.js"
 import { Retrieval } from "./services/recall/Retrieval.js"
 import { Jobs } from "./services/jobs/Jobs.js"
 import { TracingLive } from "./services/observability/Tracing.js"
+import { postgresStorage } from "./storage/postgres/PostgresStorage.js"
 import { SqliteStorageLive } from "./storage/sqlite/SqliteStorage.js"
 
 const LOG_LEVELS: Record<LogLevelName, LogLevel.LogLevel> = {
@@ -43,8 +44,10 @@ const AuthWarningLive = Layer.effectDiscard(
       : Effect.void)
 )
 
-/** The storage backend behind both ports: the embedded SQLite under SERVICE_DATA_ROOT. */
-const StorageLive = SqliteStorageLive
+/** The storage backend behind both ports: PostgreSQL when SERVICE_DATABASE_URL is set, else the embedded SQLite under SERVICE_DATA_ROOT. */
+const StorageLive = Layer.unwrapEffect(
+  Effect.map(AppConfig, (config) => Option.match(config.database, { onNone: () => SqliteStorageLive, onSome: postgresStorage }))
+)
 
 const ControlServicesLive = Layer.mergeAll(ApiKeys.Default, Jobs.Default, RequestLog.Default).pipe(
   Layer.provideMerge(StorageLive)

@@ -1,7 +1,7 @@
 import { Context, Effect, Layer, Option, type Redacted } from "effect"
 import * as NodePath from "node:path"
 import { configInvalid } from "../startup/StartupError.js"
-import { boolVar, choiceVar, intVar, optionalStringVar, originsVar, secretVar, stringVar } from "./variables.js"
+import { boolVar, choiceVar, databaseUrlVar, intVar, optionalStringVar, originsVar, secretVar, stringVar } from "./variables.js"
 
 export const LLM_PROVIDERS = ["openai", "anthropic", "gemini", "ollama"] as const
 export type LlmProviderName = (typeof LLM_PROVIDERS)[number]
@@ -14,6 +14,8 @@ export interface Settings {
   readonly authDisabled: boolean
   readonly dataRoot: string
   readonly storeCacheMax: number
+  /** The PostgreSQL database holding users' data and the control plane; none for the embedded SQLite under dataRoot. */
+  readonly database: Option.Option<{ readonly url: Redacted.Redacted; readonly poolMax: number }>
   readonly allowPurge: boolean
   readonly requestLogMax: number
   readonly jobRetentionMax: number
@@ -50,6 +52,12 @@ export interface Settings {
 
 const MIB = 1024 * 1024
 
+const databaseSettings = Effect.gen(function*() {
+  const url = yield* databaseUrlVar("SERVICE_DATABASE_URL")
+  const poolMax = yield* intVar("SERVICE_DATABASE_POOL_MAX", 10, { min: 1, max: 1000 })
+  return Option.map(url, (value) => ({ url: value, poolMax }))
+})
+
 /** Reads and validates every SERVICE_* variable once; the first invalid one stops start-up. */
 export const loadSettings = Effect.gen(function*() {
   const authDisabled = yield* boolVar("SERVICE_AUTH_DISABLED", false)
@@ -74,6 +82,7 @@ export const loadSettings = Effect.gen(function*() {
     authDisabled,
     dataRoot: NodePath.resolve(yield* stringVar("SERVICE_DATA_ROOT", "/data")),
     storeCacheMax: yield* intVar("SERVICE_STORE_CACHE_MAX", 64, { min: 1 }),
+    database: yield* databaseSettings,
     allowPurge: yield* boolVar("SERVICE_ALLOW_PURGE", false),
     requestLogMax: yield* intVar("SERVICE_REQUEST_LOG_MAX", 10_000, { min: 0 }),
     jobRetentionMax: yield* intVar("SERVICE_JOB_RETENTION_MAX", 5_000, { min: 1 }),

@@ -101,3 +101,21 @@ export const originsVar = (name: string, authEnabled: boolean) =>
       }
     }))
   )
+
+/**
+ * A PostgreSQL connection URL, kept secret (it may hold a password): an invalid one is named
+ * without its value.
+ */
+export const databaseUrlVar = (name: string) =>
+  secretVar(name).pipe(
+    Effect.flatMap(Option.match({
+      onNone: () => Effect.succeed(Option.none<Redacted.Redacted>()),
+      onSome: (url) => {
+        const text = Redacted.value(url)
+        const valid = URL.canParse(text) && ["postgres:", "postgresql:"].includes(new URL(text).protocol) && new URL(text).hostname !== ""
+        return valid
+          ? Effect.succeed(Option.some(url))
+          : Effect.fail(configInvalid(name, "expected a PostgreSQL URL, postgres://user:password@host:port/database (the value is not shown)"))
+      }
+    }))
+  )

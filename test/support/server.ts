@@ -7,6 +7,7 @@ import { MemoryApi } from "../../src/api/Api.js"
 import { ServerLive } from "../../src/app.js"
 import { ConsoleDirectory } from "../../src/http/console.js"
 import type { UsageSummary } from "../../src/llm/usage.js"
+import { freshDatabase } from "./postgres.js"
 
 export const API_KEY = "test-bootstrap-key-5f1c"
 
@@ -22,7 +23,21 @@ export interface ServerOptions {
   readonly consoleDirectory?: string
 }
 
-/** Starts the real server in-process on port 0 over a fresh data root, for the enclosing scope. */
+/**
+ * The backend the HTTP suites run on: the embedded SQLite by default; with
+ * MEMORY_TEST_BACKEND=postgres, a fresh database in the tests' PostgreSQL cluster for each server.
+ */
+const backendSettings = (env: Record<string, string>, dataRoot: string) => {
+  if (process.env.MEMORY_TEST_BACKEND !== "postgres" || env.SERVICE_DATABASE_URL !== undefined) return Effect.succeed<Record<string, string>>({})
+  // A server restarted on the same data root finds the same database.
+  const known = databaseOfRoot.get(dataRoot)
+  const url = known === undefined ? Effect.tap(freshDatabase, (made) => Effect.sync(() => databaseOfRoot.set(dataRoot, made))) : Effect.succeed(known)
+  return Effect.map(url, (value): Record<string, string> => ({ SERVICE_DATABASE_URL: value }))
+}
+
+const databaseOfRoot = new Map<string, string>()
+
+/** Starts the real server in-process on port 0 over a fresh data root (or database), for the enclosing scope. */
 export const startServer = (env: Record<string, string> = {}, options: ServerOptions = {}) =>
   Effect.gen(function*() {
     const dataRoot = env.SERVICE_DATA_ROOT ?? tempDataRoot()
@@ -31,6 +46,7 @@ export const startServer = (env: Record<string, string> = {}, options: ServerOpt
       SERVICE_PORT: "0",
       SERVICE_HOST: "127.0.0.1",
       SERVICE_LOG_LEVEL: "error",
+      ...(yield* backendSettings(env, dataRoot)),
       ...env,
       SERVICE_DATA_ROOT: dataRoot
     }))

@@ -1,0 +1,30 @@
+import { defineConfig } from "vitest/config"
+
+/**
+ * The HTTP suites that set up their data through the API alone, run again with every server on
+ * its own database in the tests' PostgreSQL cluster (the storage contract covers the rest of
+ * the PostgreSQL backend's behaviour).
+ */
+export default defineConfig({
+  test: {
+    include: [
+      "test/answer.test.ts",
+      "test/auth.test.ts",
+      "test/client.test.ts",
+      "test/errors.test.ts",
+      "test/adminKeys.test.ts",
+      "test/cors.test.ts",
+      "test/openapi.test.ts",
+      "test/security.test.ts",
+      "test/usage.test.ts",
+      "test/fuzz.test.ts",
+      "test/load.test.ts"
+    ],
+    env: { MEMORY_TEST_BACKEND: "postgres" },
+    globalSetup: ["test/support/consoleBuild.ts", "test/support/postgresCluster.ts"],
+    testTimeout: 30_000,
+    hookTimeout: 30_000,
+    maxWorkers: 2,
+    minWorkers: 1
+  }
+})
