@@ -40,7 +40,8 @@ const scopeValue = (value: string | null | undefined) => (value === undefined ||
 
 /**
  * Waits for what is already under way on the event loop to be sent (a provider request being
- * written): SQLite calls are synchronous, and would otherwise hold the request back.
+ * written): a store's calls may run synchronously (the embedded SQLite's do), and would
+ * otherwise hold the request back.
  */
 const pendingIo = Effect.promise(() => new Promise<void>((resolve) => setImmediate(resolve)))
 

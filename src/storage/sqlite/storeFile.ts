@@ -9,7 +9,7 @@ import { FOREGROUND_CHECKPOINT_PAGES, type makeCheckpointer } from "./checkpoint
 import { openMigrated } from "./database.js"
 import { userStoreMigrations } from "./user/migrations.js"
 
-export const STORE_FILE = "store.db"
+const STORE_FILE = "store.db"
 
 /** Where a user's store lives: one directory per user under the data root. */
 export const storeDirectory = (dataRoot: string, userId: string) => NodePath.join(dataRoot, userId)

@@ -15,7 +15,7 @@ const slices = <A>(values: ReadonlyArray<A>, size: number): ReadonlyArray<Readon
 export const insertBatches = <A>(rows: ReadonlyArray<A>) => slices(rows, ROWS_PER_INSERT)
 
 /** Consecutive slices of values, each one IN list's worth. */
-export const inListBatches = <A>(values: ReadonlyArray<A>) => slices(values, VALUES_PER_IN_LIST)
+const inListBatches = <A>(values: ReadonlyArray<A>) => slices(values, VALUES_PER_IN_LIST)
 
 /** Rows of a lookup by many keys, one statement per IN list's worth of them (none for no keys). */
 export const inBatches = <K, Row, E>(keys: ReadonlyArray<K>, query: (batch: ReadonlyArray<K>) => Effect.Effect<ReadonlyArray<Row>, E>) =>

@@ -13,7 +13,7 @@ export const ftsExpression = (terms: ReadonlyArray<string>) => terms.map((term) 
  * The FTS5 expression of a text's selective terms, given each term's stem and how many documents
  * hold each stem; null when none is left.
  */
-export const selectiveExpression = (stems: ReadonlyMap<string, string>, frequency: ReadonlyMap<string, number>) => {
+const selectiveExpression = (stems: ReadonlyMap<string, string>, frequency: ReadonlyMap<string, number>) => {
   const selected = selectiveTerms([...stems.keys()], (term) => frequency.get(stems.get(term)!) ?? 0)
   return selected.length === 0 ? null : ftsExpression(selected)
 }
