@@ -10,6 +10,7 @@
 import * as NodeFs from "node:fs"
 import * as NodeOs from "node:os"
 import * as NodePath from "node:path"
+import { createDatabase, startCluster } from "../postgres/cluster.js"
 import { BENCH_KEY, percentile, startService } from "./support.js"
 
 interface Turn { readonly speaker: string; readonly dia_id: string; readonly text: string }
@@ -87,64 +88,73 @@ const recall = (found: ReadonlyArray<string>, expected: ReadonlyArray<string>, k
   return expected.filter((id) => top.has(id)).length / expected.length
 }
 
-const main = async () => {
-  const samples = JSON.parse(NodeFs.readFileSync(DATA, "utf8")) as ReadonlyArray<Sample>
-  const dataRoot = NodeFs.mkdtempSync(NodePath.join(NodeOs.tmpdir(), "bench-locomo-"))
-  const server = await startService(dataRoot)
-  type Scores = Record<number, { ours: Array<Array<number>>; bm25: Array<Array<number>> }>
+type Scores = Record<number, { ours: Array<Array<number>>; bm25: Array<Array<number>> }>
+
+interface Evaluation {
+  readonly scores: Scores
+  readonly clientMs: Array<number>
+  readonly serverMs: Array<number>
+  readonly degradedLegs: Set<string>
+  readonly turnsIngested: number
+}
+
+/** Ingests every conversation into a running service and scores its search against the questions. */
+const evaluate = async (port: number, samples: ReadonlyArray<Sample>): Promise<Evaluation> => {
   const scores: Scores = {}
   const clientMs: Array<number> = []
   const serverMs: Array<number> = []
   const degradedLegs = new Set<string>()
   let turnsIngested = 0
-  try {
-    for (const sample of samples) {
-      const userId = `locomo-${sample.sample_id}`.replace(/[^A-Za-z0-9._-]/g, "-")
-      const byTurnId = new Map<string, string>()
-      const docs: Array<{ id: string; text: string }> = []
-      for (const session of sessionsOf(sample.conversation)) {
-        const sessionId = `session_${session.n}`
-        await call(server.port, "/v1/memories", {
-          user_id: userId,
-          session_id: sessionId,
-          session_time: session.time,
-          infer: false,
-          async_mode: false,
-          messages: session.turns.map((turn) => ({
-            role: turn.speaker === sample.conversation.speaker_a ? "user" : "assistant",
-            content: `${turn.speaker}: ${turn.text}`
-          }))
-        })
-        session.turns.forEach((turn, i) => {
-          byTurnId.set(`ev_raw:${sessionId}_turn_${i + 1}`, turn.dia_id)
-          docs.push({ id: turn.dia_id, text: `${turn.speaker}: ${turn.text}` })
-        })
-        turnsIngested += session.turns.length
-      }
-      const baseline = bm25Index(docs)
-      for (const qa of sample.qa) {
-        const expected = evidenceIds(qa.evidence)
-        if (!(qa.category in CATEGORIES) || expected.length === 0) continue
-        const result = await call(server.port, "/v1/search", { user_id: userId, query: qa.question, top_k: 20 })
-        clientMs.push(result.clientMs)
-        serverMs.push(result.serverMs)
-        for (const entry of result.json.degraded as Array<{ code: string; details: { channel?: string } }>) degradedLegs.add(`${entry.code}(${entry.details.channel ?? ""})`)
-        const found = (result.json.hits as Array<{ id: string; metadata: { evidence_id: string; source_turn_id: string | null } }>)
-          .map((hit) => byTurnId.get(hit.metadata.evidence_id) ?? (hit.metadata.source_turn_id === null ? undefined : byTurnId.get(`ev_raw:${hit.metadata.source_turn_id}`)))
-          .filter((id): id is string => id !== undefined)
-        const plain = baseline(qa.question, 20)
-        const entry = scores[qa.category] ??= { ours: [], bm25: [] }
-        entry.ours.push(KS.map((k) => recall(found, expected, k)))
-        entry.bm25.push(KS.map((k) => recall(plain, expected, k)))
-      }
+  for (const sample of samples) {
+    const userId = `locomo-${sample.sample_id}`.replace(/[^A-Za-z0-9._-]/g, "-")
+    const byTurnId = new Map<string, string>()
+    const docs: Array<{ id: string; text: string }> = []
+    for (const session of sessionsOf(sample.conversation)) {
+      const sessionId = `session_${session.n}`
+      await call(port, "/v1/memories", {
+        user_id: userId,
+        session_id: sessionId,
+        session_time: session.time,
+        infer: false,
+        async_mode: false,
+        messages: session.turns.map((turn) => ({
+          role: turn.speaker === sample.conversation.speaker_a ? "user" : "assistant",
+          content: `${turn.speaker}: ${turn.text}`
+        }))
+      })
+      session.turns.forEach((turn, i) => {
+        byTurnId.set(`ev_raw:${sessionId}_turn_${i + 1}`, turn.dia_id)
+        docs.push({ id: turn.dia_id, text: `${turn.speaker}: ${turn.text}` })
+      })
+      turnsIngested += session.turns.length
     }
-  } finally {
-    await server.stop()
-    NodeFs.rmSync(dataRoot, { recursive: true, force: true })
+    const baseline = bm25Index(docs)
+    for (const qa of sample.qa) {
+      const expected = evidenceIds(qa.evidence)
+      if (!(qa.category in CATEGORIES) || expected.length === 0) continue
+      const result = await call(port, "/v1/search", { user_id: userId, query: qa.question, top_k: 20 })
+      clientMs.push(result.clientMs)
+      serverMs.push(result.serverMs)
+      for (const entry of result.json.degraded as Array<{ code: string; details: { channel?: string } }>) degradedLegs.add(`${entry.code}(${entry.details.channel ?? ""})`)
+      const found = (result.json.hits as Array<{ id: string; metadata: { evidence_id: string; source_turn_id: string | null } }>)
+        .map((hit) => byTurnId.get(hit.metadata.evidence_id) ?? (hit.metadata.source_turn_id === null ? undefined : byTurnId.get(`ev_raw:${hit.metadata.source_turn_id}`)))
+        .filter((id): id is string => id !== undefined)
+      const plain = baseline(qa.question, 20)
+      const entry = scores[qa.category] ??= { ours: [], bm25: [] }
+      entry.ours.push(KS.map((k) => recall(found, expected, k)))
+      entry.bm25.push(KS.map((k) => recall(plain, expected, k)))
+    }
   }
-  const mean = (rows: ReadonlyArray<ReadonlyArray<number>>, i: number) => rows.reduce((sum, row) => sum + row[i]!, 0) / Math.max(1, rows.length)
-  const fmt = (n: number) => n.toFixed(3).replace(/^0/, "")
-  console.log(`LoCoMo retrieval: ${samples.length} conversations, ${turnsIngested} turns, infer=false, no LLM`)
+  return { scores, clientMs, serverMs, degradedLegs, turnsIngested }
+}
+
+const mean = (rows: ReadonlyArray<ReadonlyArray<number>>, i: number) => rows.reduce((sum, row) => sum + row[i]!, 0) / Math.max(1, rows.length)
+const fmt = (n: number) => n.toFixed(3).replace(/^0/, "")
+
+/** Prints one backend's table; answers its overall recall at each k. */
+const report = (backend: string, samples: number, evaluation: Evaluation) => {
+  const { clientMs, degradedLegs, scores, serverMs, turnsIngested } = evaluation
+  console.log(`LoCoMo retrieval on ${backend}: ${samples} conversations, ${turnsIngested} turns, infer=false, no LLM`)
   console.log("category          n    ours @5/@10/@20      plain BM25 @5/@10/@20")
   const all = { ours: [] as Array<Array<number>>, bm25: [] as Array<Array<number>> }
   for (const [category, name] of Object.entries(CATEGORIES)) {
@@ -160,6 +170,33 @@ const main = async () => {
   clientMs.sort((a, b) => a - b)
   serverMs.sort((a, b) => a - b)
   console.log(`search latency, server-side p50/p99: ${percentile(serverMs, 0.5).toFixed(1)} / ${percentile(serverMs, 0.99).toFixed(1)} ms; client-side p50/p99: ${percentile(clientMs, 0.5).toFixed(1)} / ${percentile(clientMs, 0.99).toFixed(1)} ms`)
+  console.log("")
+  return KS.map((_, i) => mean(all.ours, i))
+}
+
+/** The same run on each backend: the embedded SQLite, then PostgreSQL in a throwaway cluster. */
+const main = async () => {
+  const samples = JSON.parse(NodeFs.readFileSync(DATA, "utf8")) as ReadonlyArray<Sample>
+  const dataRoot = NodeFs.mkdtempSync(NodePath.join(NodeOs.tmpdir(), "bench-locomo-"))
+  const cluster = await startCluster({ fsync: true })
+  const overall: Record<string, ReadonlyArray<number>> = {}
+  try {
+    for (const backend of ["SQLite", "PostgreSQL"] as const) {
+      const env: Record<string, string> = backend === "PostgreSQL" ? { SERVICE_DATABASE_URL: await createDatabase(cluster.url) } : {}
+      const server = await startService(NodeFs.mkdtempSync(NodePath.join(dataRoot, "root-")), env)
+      try {
+        overall[backend] = report(backend, samples.length, await evaluate(server.port, samples))
+      } finally {
+        await server.stop()
+      }
+    }
+  } finally {
+    cluster.stop()
+    NodeFs.rmSync(dataRoot, { recursive: true, force: true })
+  }
+  const [sqlite, postgres] = [overall.SQLite!, overall.PostgreSQL!]
+  console.log(`overall recall @5/@10/@20: SQLite ${sqlite.map(fmt).join(" / ")}, PostgreSQL ${postgres.map(fmt).join(" / ")}; ` +
+    `PostgreSQL - SQLite at @10: ${(postgres[1]! - sqlite[1]!).toFixed(3)}`)
 }
 
 void main()

@@ -1,0 +1,73 @@
+import { execFileSync } from "node:child_process"
+import * as NodeCrypto from "node:crypto"
+import * as NodeFs from "node:fs"
+import * as NodeNet from "node:net"
+import * as NodeOs from "node:os"
+import * as NodePath from "node:path"
+import Pg from "pg"
+
+const PG_BIN = "/usr/lib/postgresql/15/bin"
+
+export interface Cluster {
+  /** A superuser URL of the cluster's `postgres` database. */
+  readonly url: string
+  readonly stop: () => void
+}
+
+const freePort = () =>
+  new Promise<number>((resolve, reject) => {
+    const server = NodeNet.createServer()
+    server.once("error", reject)
+    server.listen(0, "127.0.0.1", () => {
+      const address = server.address()
+      server.close(() => typeof address === "object" && address !== null ? resolve(address.port) : reject(new Error("no port")))
+    })
+  })
+
+/** initdb refuses to run as root: as root, the cluster is the postgres user's. */
+const asOwner = (command: string, args: ReadonlyArray<string>) =>
+  process.getuid?.() === 0
+    ? execFileSync("runuser", ["-u", "postgres", "--", NodePath.join(PG_BIN, command), ...args], { stdio: "pipe" })
+    : execFileSync(NodePath.join(PG_BIN, command), args, { stdio: "pipe" })
+
+/**
+ * A throwaway PostgreSQL 15 cluster (pgvector installed) on a free loopback port, trusting local
+ * connections; `stop` removes it. For tests and benchmarks, never for data: tests may turn fsync
+ * off, benchmarks keep it.
+ */
+export const startCluster = async (options: { readonly fsync: boolean }): Promise<Cluster> => {
+  if (!NodeFs.existsSync(NodePath.join(PG_BIN, "initdb")) || !NodeFs.existsSync("/usr/share/postgresql/15/extension/vector.control")) {
+    throw new Error("PostgreSQL 15 with pgvector is missing: run scripts/setup-test-machine.sh")
+  }
+  const directory = NodeFs.mkdtempSync(NodePath.join(NodeOs.tmpdir(), "memory-pg-"))
+  if (process.getuid?.() === 0) execFileSync("chown", ["-R", "postgres:postgres", directory])
+  const data = NodePath.join(directory, "data")
+  const port = await freePort()
+  asOwner("initdb", ["-D", data, "-U", "postgres", "--auth=trust", "--no-locale", "-E", "UTF8"])
+  asOwner("pg_ctl", [
+    "-D", data, "-w", "-l", NodePath.join(directory, "log"), "start",
+    "-o", `-p ${port} -k ${directory} -c listen_addresses=127.0.0.1 -c max_connections=300 -c fsync=${options.fsync ? "on" : "off"}`
+  ])
+  return {
+    url: `postgres://postgres@127.0.0.1:${port}/postgres`,
+    stop: () => {
+      asOwner("pg_ctl", ["-D", data, "-m", "immediate", "stop"])
+      NodeFs.rmSync(directory, { recursive: true, force: true })
+    }
+  }
+}
+
+/** A new, empty database in a cluster; its URL. */
+export const createDatabase = async (clusterUrl: string) => {
+  const admin = new Pg.Client({ connectionString: clusterUrl })
+  const name = `db_${NodeCrypto.randomUUID().replaceAll("-", "")}`
+  await admin.connect()
+  try {
+    await admin.query(`CREATE DATABASE ${name}`)
+  } finally {
+    await admin.end()
+  }
+  const url = new URL(clusterUrl)
+  url.pathname = `/${name}`
+  return url.toString()
+}
