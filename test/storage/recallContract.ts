@@ -32,6 +32,15 @@ export const recallContract = (backend: StorageBackend) =>
         expect((yield* recall("alice", { terms: ["zebra"] })).lexicalFacts).toEqual([])
       })))
 
+    it.effect("a rare word weighs more than a common one: the fact holding it ranks first though written last", () =>
+      run(Effect.gen(function*() {
+        const common = Array.from({ length: 6 }, (_, i) => add(fact(`Alice drank coffee on day ${i}`)))
+        yield* writeSession("alice", session("s1", ["x"], [...common, add(fact("Alice saw a zebra"))]))
+        const legs = yield* recall("alice", { terms: ["coffee", "zebra"] })
+        expect(legs.lexicalFacts[0]?.content).toBe("Alice saw a zebra")
+        expect(legs.lexicalFacts).toHaveLength(7)
+      })))
+
     it.effect("similar facts answer each list of terms with current facts only, best first", () =>
       run(Effect.gen(function*() {
         const store = yield* UserStore

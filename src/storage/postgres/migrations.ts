@@ -11,7 +11,8 @@ const MIGRATIONS: ReadonlyArray<{ readonly id: number; readonly name: string; re
   id: 1,
   name: "user_data_and_control_plane",
   statements: [
-    `CREATE TABLE users (user_id text PRIMARY KEY, created_at text NOT NULL, embedding_model text, embedding_dimensions integer)`,
+    `CREATE TABLE users (user_id text PRIMARY KEY, created_at text NOT NULL, embedding_model text, embedding_dimensions integer,
+      facts_indexed bigint NOT NULL DEFAULT 0, facts_lexemes bigint NOT NULL DEFAULT 0, turns_indexed bigint NOT NULL DEFAULT 0, turns_lexemes bigint NOT NULL DEFAULT 0)`,
     `CREATE TABLE sessions (user_id text NOT NULL, session_id text NOT NULL, session_time text, created_at text NOT NULL,
       PRIMARY KEY (user_id, session_id))`,
     `CREATE TABLE turns (user_id text NOT NULL, seq bigint GENERATED ALWAYS AS IDENTITY, turn_id text NOT NULL, session_id text NOT NULL,

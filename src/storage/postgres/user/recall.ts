@@ -6,6 +6,13 @@ import type { RecallLegs, RecallQuery } from "../../UserStore.js"
 import { UserReads } from "./reads.js"
 import { FACT_COLUMNS, inList, scopedTo, TURN_COLUMNS, vectorText } from "./rows.js"
 
+/** A query term with its lexeme and its weight in the user's collection. */
+interface Weighted {
+  readonly term: string
+  readonly lexeme: string
+  readonly idf: number
+}
+
 /** The retrieval legs over one user's data, on tsvector columns (English stemming) and pgvector. */
 export const UserRecall = (sql: SqlClient.SqlClient, userId: string) => {
   const reads = UserReads(sql, userId)
@@ -16,35 +23,80 @@ export const UserRecall = (sql: SqlClient.SqlClient, userId: string) => {
     prefix === null ? sql`TRUE` : sql`${sql.literal(column)} >= ${prefix} AND ${sql.literal(column)} < ${`${prefix}~`}`
 
   /** Any of the terms, each stemmed as the index was. */
-  const tsquery = (terms: ReadonlyArray<string>) => sql.join(" || ", false)(terms.map((term) => sql`plainto_tsquery('english', ${term})`))
+  const tsquery = (terms: ReadonlyArray<Weighted>) => sql.join(" || ", false)(terms.map(({ term }) => sql`plainto_tsquery('english', ${term})`))
 
-  /** How many of the user's facts or turns match each term. */
-  const documentFrequencies = (table: "facts" | "turns", terms: ReadonlyArray<string>) =>
+  /**
+   * Each term's lexeme (its stem, as the index holds it) and how many of the user's documents
+   * hold it; terms the index would drop (stop words) are left out.
+   */
+  const lexemes = (table: "facts" | "turns", terms: ReadonlyArray<string>) =>
     terms.length === 0
-      ? Effect.succeed(new Map<string, number>())
+      ? Effect.succeed([] as ReadonlyArray<{ readonly term: string; readonly lexeme: string; readonly doc: number }>)
       : Effect.map(
-        sql<{ readonly term: string; readonly doc: number }>`${
+        sql<{ readonly term: string; readonly lexeme: string; readonly doc: number }>`${
           sql.join(" UNION ALL ", false)(terms.map((term) =>
-            sql`SELECT ${term}::text AS term, count(*) AS doc FROM ${sql(table)} WHERE user_id = ${userId} AND search @@ plainto_tsquery('english', ${term})`))
+            sql`SELECT ${term}::text AS term, array_to_string(tsvector_to_array(to_tsvector('english', ${term})), ' ') AS lexeme, count(*) AS doc
+                FROM ${sql(table)} WHERE user_id = ${userId} AND search @@ plainto_tsquery('english', ${term})`))
         }`,
-        (rows) => new Map(rows.map((row) => [row.term, row.doc]))
+        (rows) => rows.filter((row) => row.lexeme !== "" && !row.lexeme.includes(" "))
       )
 
-  /** The terms worth looking up in a table, as every backend bounds a search's lexical work. */
+  /** The user's indexed documents of a table and their mean length in lexemes, for bm25. */
+  const collection = (table: "facts" | "turns") =>
+    Effect.map(
+      sql<{ readonly documents: number; readonly lexemes: number }>`
+        SELECT ${sql.literal(`${table}_indexed`)} AS documents, ${sql.literal(`${table}_lexemes`)} AS lexemes FROM users WHERE user_id = ${userId}`,
+      (rows) => ({ documents: rows[0]?.documents ?? 0, meanLength: Math.max(1, (rows[0]?.lexemes ?? 0) / Math.max(1, rows[0]?.documents ?? 0)) })
+    )
+
+  /**
+   * The selective terms of a table, as every backend bounds a search's lexical work, each with its
+   * inverse document frequency as bm25 weighs it (SQLite FTS5's: never below a millionth).
+   */
   const selective = (table: "facts" | "turns", terms: ReadonlyArray<string>) =>
-    Effect.map(documentFrequencies(table, [...new Set(terms)]), (frequency) => selectiveTerms([...new Set(terms)], (term) => frequency.get(term) ?? 0))
+    Effect.gen(function*() {
+      const found = yield* lexemes(table, [...new Set(terms)])
+      if (found.length === 0) return { weighted: [] as ReadonlyArray<Weighted>, meanLength: 1 }
+      const { documents, meanLength } = yield* collection(table)
+      const byTerm = new Map(found.map((row) => [row.term, row]))
+      const selected = selectiveTerms([...byTerm.keys()], (term) => byTerm.get(term)?.doc ?? 0)
+      const weighted = selected.map((term): Weighted => {
+        const { doc, lexeme } = byTerm.get(term)!
+        return { term, lexeme, idf: Math.max(1e-6, Math.log((documents - doc + 0.5) / (doc + 0.5))) }
+      })
+      return { weighted, meanLength }
+    })
 
-  const factsMatching = (terms: ReadonlyArray<string>, scope: ScopeFilter, statuses: ReadonlyArray<string>, limit: number) =>
-    terms.length === 0 ? Effect.succeed([] as ReadonlyArray<FactRow>) : sql<FactRow>`
-      SELECT ${sql.literal(FACT_COLUMNS)} FROM facts f, (SELECT ${tsquery(terms)} AS q) AS query
+  /**
+   * bm25 (k1 1.2, b 0.75, as SQLite FTS5 ranks) of the document aliased `alias` for the weighted
+   * terms: each term's frequency is the number of its positions in the document's tsvector.
+   */
+  const bm25 = (alias: string, terms: ReadonlyArray<Weighted>, meanLength: number) => sql`(
+    SELECT coalesce(sum(w.idf * cardinality(u.positions) * 2.2 /
+      (cardinality(u.positions) + 1.2 * (0.25 + 0.75 * length(${sql.literal(`${alias}.search`)}) / ${meanLength}::float8))), 0)
+    FROM unnest(${sql.literal(`${alias}.search`)}) AS u
+    JOIN (VALUES ${sql.join(", ", false)(terms.map((term) => sql`(${term.lexeme}::text, ${term.idf}::float8)`))}) AS w (lexeme, idf) ON w.lexeme = u.lexeme)`
+
+  const factsMatching = (
+    { meanLength, weighted }: { readonly weighted: ReadonlyArray<Weighted>; readonly meanLength: number },
+    scope: ScopeFilter,
+    statuses: ReadonlyArray<string>,
+    limit: number
+  ) =>
+    weighted.length === 0 ? Effect.succeed([] as ReadonlyArray<FactRow>) : sql<FactRow>`
+      SELECT ${sql.literal(FACT_COLUMNS)} FROM facts f, (SELECT ${tsquery(weighted)} AS q) AS query
       WHERE f.user_id = ${userId} AND f.search @@ query.q AND ${visible(statuses)} AND ${scopedTo(sql, "f", scope)}
-      ORDER BY ts_rank_cd(f.search, query.q) DESC, f.seq LIMIT ${limit}`
+      ORDER BY ${bm25("f", weighted, meanLength)} DESC, f.seq LIMIT ${limit}`
 
-  const turnsMatching = (terms: ReadonlyArray<string>, scope: ScopeFilter, limit: number) =>
-    terms.length === 0 ? Effect.succeed([] as ReadonlyArray<TurnRow>) : sql<TurnRow>`
-      SELECT ${sql.literal(TURN_COLUMNS)} FROM ${turnsJoin}, (SELECT ${tsquery(terms)} AS q) AS query
+  const turnsMatching = (
+    { meanLength, weighted }: { readonly weighted: ReadonlyArray<Weighted>; readonly meanLength: number },
+    scope: ScopeFilter,
+    limit: number
+  ) =>
+    weighted.length === 0 ? Effect.succeed([] as ReadonlyArray<TurnRow>) : sql<TurnRow>`
+      SELECT ${sql.literal(TURN_COLUMNS)} FROM ${turnsJoin}, (SELECT ${tsquery(weighted)} AS q) AS query
       WHERE t.user_id = ${userId} AND t.search @@ query.q AND ${scopedTo(sql, "t", scope)}
-      ORDER BY ts_rank_cd(t.search, query.q) DESC, t.seq LIMIT ${limit}`
+      ORDER BY ${bm25("t", weighted, meanLength)} DESC, t.seq LIMIT ${limit}`
 
   /** Facts by the selective ones of the terms. */
   const selectedFacts = (terms: ReadonlyArray<string>, scope: ScopeFilter, statuses: ReadonlyArray<string>, limit: number) =>

@@ -90,7 +90,9 @@ export const purgeMemory = (sql: SqlClient.SqlClient, userId: string, memoryId: 
       yield* sql`DELETE FROM fact_entity_roles WHERE user_id = ${userId} AND fact_id = ${memoryId}`
       yield* sql`DELETE FROM fact_sources WHERE user_id = ${userId} AND fact_id = ${memoryId}`
       yield* sql`UPDATE facts SET superseded_by = NULL WHERE user_id = ${userId} AND superseded_by = ${memoryId}`
-      yield* sql`DELETE FROM facts WHERE user_id = ${userId} AND fact_id = ${memoryId}`
+      const [deleted] = yield* sql<{ readonly lexemes: number }>`
+        DELETE FROM facts WHERE user_id = ${userId} AND fact_id = ${memoryId} RETURNING length(search) AS lexemes`
+      yield* writes.countIndexed("facts", -1, -(deleted?.lexemes ?? 0))
       const cascaded = { vectors: removed(vectors), fact_entity_roles: removed(roles), fact_edges: removed(edges), fact_sources: removed(sources) }
       const { now } = yield* clock
       yield* writes.insertEvents([purgeEvent(fact, cascaded, audit)], audit, now)

@@ -33,6 +33,15 @@ export const UserWrites = (sql: SqlClient.SqlClient, userId: string) => {
   /** Writes to one user serialize, whichever replica serves them: a lock held until the transaction ends. */
   const lock = sql`SELECT pg_advisory_xact_lock(hashtext(${userId}))`
 
+  /**
+   * Keeps the user's count of indexed documents and their lexemes, which the lexical legs' bm25
+   * needs (the collection's size and mean length), in the write's own transaction.
+   */
+  const countIndexed = (table: "facts" | "turns", documents: number, lexemes: number) =>
+    table === "facts"
+      ? sql`UPDATE users SET facts_indexed = facts_indexed + ${documents}, facts_lexemes = facts_lexemes + ${lexemes} WHERE user_id = ${userId}`
+      : sql`UPDATE users SET turns_indexed = turns_indexed + ${documents}, turns_lexemes = turns_lexemes + ${lexemes} WHERE user_id = ${userId}`
+
   const ensureUser = (now: string) => sql`INSERT INTO users (user_id, created_at) VALUES (${userId}, ${now}) ON CONFLICT (user_id) DO NOTHING`
 
   const appendTurns = (write: SessionWrite, now: string) =>
@@ -53,7 +62,9 @@ export const UserWrites = (sql: SqlClient.SqlClient, userId: string) => {
         ...write.scope,
         created_at: now
       }))
-      const inserted = yield* sql<{ readonly seq: number; readonly position: number }>`INSERT INTO turns ${sql.insert(rows)} RETURNING seq, position`
+      const inserted = yield* sql<{ readonly seq: number; readonly position: number; readonly lexemes: number }>`
+        INSERT INTO turns ${sql.insert(rows)} RETURNING seq, position, length(search) AS lexemes`
+      yield* countIndexed("turns", inserted.length, inserted.reduce((sum, row) => sum + row.lexemes, 0))
       yield* sql`INSERT INTO spans ${
         sql.insert(rows.map((row) => ({ user_id: userId, span_id: spanId(write.sessionId, row.position), turn_id: row.turn_id, start_offset: 0, end_offset: row.content.length })))
       }`
@@ -63,7 +74,7 @@ export const UserWrites = (sql: SqlClient.SqlClient, userId: string) => {
   const insertFacts = (facts: ReadonlyArray<NewFact>, now: string, epochSeconds: number) =>
     Effect.gen(function*() {
       if (facts.length === 0) return [] as ReadonlyArray<number>
-      const inserted = yield* sql<{ readonly fact_id: string; readonly seq: number }>`INSERT INTO facts ${
+      const inserted = yield* sql<{ readonly fact_id: string; readonly seq: number; readonly lexemes: number }>`INSERT INTO facts ${
         sql.insert(facts.map((fact) => ({
           user_id: userId,
           fact_id: fact.factId,
@@ -79,7 +90,8 @@ export const UserWrites = (sql: SqlClient.SqlClient, userId: string) => {
           created_at: now,
           updated_at: now
         })))
-      } RETURNING fact_id, seq`
+      } RETURNING fact_id, seq, length(search) AS lexemes`
+      yield* countIndexed("facts", inserted.length, inserted.reduce((sum, row) => sum + row.lexemes, 0))
       const seqs = new Map(inserted.map((row) => [row.fact_id, row.seq]))
       const sources = facts.flatMap((fact) => [...new Set(fact.spanIds)].map((span) => ({ user_id: userId, fact_id: fact.factId, span_id: span })))
       if (sources.length > 0) yield* sql`INSERT INTO fact_sources ${sql.insert(sources)} ON CONFLICT DO NOTHING`
@@ -183,5 +195,5 @@ export const UserWrites = (sql: SqlClient.SqlClient, userId: string) => {
       return { turnsWritten: write.turns.length, facts: settled.facts } satisfies SessionWritten
     })
 
-  return { lock, ensureUser, writeSession, insertFact, closeFact, insertEvents }
+  return { lock, ensureUser, writeSession, insertFact, closeFact, insertEvents, countIndexed }
 }
