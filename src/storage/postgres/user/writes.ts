@@ -1,19 +1,14 @@
 import type { SqlClient } from "@effect/sql"
 import { Clock, Effect } from "effect"
 import type { AuditContext } from "../../../domain/audit.js"
-import { entityId, newEdgeId, newEventId, spanId, turnId } from "../../../domain/ids.js"
+import { entityId, spanId, turnId } from "../../../domain/ids.js"
 import type { FactRow, NewEvent, NewFact, Replacement } from "../../../domain/records.js"
 import { normalizeName } from "../../../domain/text.js"
 import { utcTimestamp } from "../../../util/timestamps.js"
+import { edgeRowValues, edgeTypeOfRole, entityLinks, eventRowValues, factRowValues, marksProfilesStale } from "../../rowValues.js"
 import { planTargets, type SessionWrite, type SessionWritten, settleSession } from "../../sessionWrite.js"
 import { UserReads } from "./reads.js"
 import { vectorText } from "./rows.js"
-
-/** How an entity's role in a fact shows as a graph edge. */
-const EDGE_OF_ROLE: Record<string, string> = { subject: "SUBJECT_OF", object: "OBJECT_OF" }
-
-/** A profile summarizes its entity: writing or closing one never makes that entity's profile stale. */
-const marksProfilesStale = (fact: { readonly kind: string }) => fact.kind !== "profile"
 
 export const clock = Effect.map(Clock.currentTimeMillis, (millis) => ({ now: utcTimestamp(millis), epochSeconds: millis / 1000 }))
 
@@ -21,13 +16,7 @@ export const clock = Effect.map(Clock.currentTimeMillis, (millis) => ({ now: utc
 export const UserWrites = (sql: SqlClient.SqlClient, userId: string) => {
   const edge = (srcFactId: string, dstId: string, edgeType: string, predicate: string | null, epochSeconds: number) => ({
     user_id: userId,
-    edge_id: newEdgeId(),
-    src_fact_id: srcFactId,
-    dst_id: dstId,
-    edge_type: edgeType,
-    predicate,
-    confidence: 1,
-    created_at: epochSeconds
+    ...edgeRowValues(srcFactId, dstId, edgeType, predicate, epochSeconds)
   })
 
   /** Writes to one user serialize, whichever replica serves them: a lock held until the transaction ends. */
@@ -75,51 +64,31 @@ export const UserWrites = (sql: SqlClient.SqlClient, userId: string) => {
     Effect.gen(function*() {
       if (facts.length === 0) return [] as ReadonlyArray<number>
       const inserted = yield* sql<{ readonly fact_id: string; readonly seq: number; readonly lexemes: number }>`INSERT INTO facts ${
-        sql.insert(facts.map((fact) => ({
-          user_id: userId,
-          fact_id: fact.factId,
-          content: fact.content,
-          kind: fact.kind,
-          status: "active",
-          session_id: fact.sessionId,
-          occurred_at: fact.occurredAt,
-          valid_from: fact.validFrom,
-          confidence: fact.confidence,
-          metadata: JSON.stringify(fact.metadata),
-          ...fact.scope,
-          created_at: now,
-          updated_at: now
-        })))
+        sql.insert(facts.map((fact) => ({ user_id: userId, ...factRowValues(fact, now) })))
       } RETURNING fact_id, seq, length(search) AS lexemes`
       yield* countIndexed("facts", inserted.length, inserted.reduce((sum, row) => sum + row.lexemes, 0))
       const seqs = new Map(inserted.map((row) => [row.fact_id, row.seq]))
       const sources = facts.flatMap((fact) => [...new Set(fact.spanIds)].map((span) => ({ user_id: userId, fact_id: fact.factId, span_id: span })))
       if (sources.length > 0) yield* sql`INSERT INTO fact_sources ${sql.insert(sources)} ON CONFLICT DO NOTHING`
+      const links = facts.map((fact) => ({ fact, ...entityLinks(fact) }))
+      // One row per entity: its first name, stale when any fact naming it marks profiles stale.
       const entities = new Map<string, { user_id: string; entity_id: string; name: string; normalized_name: string; profile_stale: boolean; updated_at: string }>()
-      const roles = new Map<string, { user_id: string; fact_id: string; entity_id: string; role: string }>()
-      const edges: Array<ReturnType<typeof edge>> = []
-      for (const fact of facts) {
-        const named = new Map<string, string>()
-        for (const entity of fact.entities) {
-          if (normalizeName(entity.name) === "") continue
-          const id = entityId(entity.name)
-          roles.set(`${fact.factId} ${id} ${entity.role}`, { user_id: userId, fact_id: fact.factId, entity_id: id, role: entity.role })
-          named.set(id, entity.role)
+      for (const { entities: named, fact } of links) {
+        const stale = marksProfilesStale(fact)
+        for (const [id, { name }] of named) {
           const known = entities.get(id)
-          const stale = marksProfilesStale(fact)
-          if (known === undefined) {
-            entities.set(id, { user_id: userId, entity_id: id, name: entity.name, normalized_name: normalizeName(entity.name), profile_stale: stale, updated_at: now })
-          } else known.profile_stale = known.profile_stale || stale
-        }
-        for (const [id, role] of named) {
-          edges.push(edge(fact.factId, id, EDGE_OF_ROLE[role] ?? "MENTIONS", fact.predicate === "" ? null : fact.predicate, epochSeconds))
+          if (known === undefined) entities.set(id, { user_id: userId, entity_id: id, name, normalized_name: normalizeName(name), profile_stale: stale, updated_at: now })
+          else known.profile_stale = known.profile_stale || stale
         }
       }
+      const roles = links.flatMap(({ fact, roles: named }) => named.map((entity) => ({ user_id: userId, fact_id: fact.factId, entity_id: entityId(entity.name), role: entity.role })))
+      const edges = links.flatMap(({ entities: named, fact }) =>
+        [...named].map(([id, { role }]) => edge(fact.factId, id, edgeTypeOfRole(role), fact.predicate === "" ? null : fact.predicate, epochSeconds)))
       if (entities.size > 0) {
         yield* sql`INSERT INTO entities ${sql.insert([...entities.values()])}
                    ON CONFLICT (user_id, entity_id) DO UPDATE SET profile_stale = entities.profile_stale OR excluded.profile_stale, updated_at = excluded.updated_at`
       }
-      if (roles.size > 0) yield* sql`INSERT INTO fact_entity_roles ${sql.insert([...roles.values()])} ON CONFLICT DO NOTHING`
+      if (roles.length > 0) yield* sql`INSERT INTO fact_entity_roles ${sql.insert(roles)} ON CONFLICT DO NOTHING`
       if (edges.length > 0) yield* sql`INSERT INTO edges ${sql.insert(edges)}`
       return facts.map((fact) => seqs.get(fact.factId)!)
     })
@@ -144,16 +113,7 @@ export const UserWrites = (sql: SqlClient.SqlClient, userId: string) => {
 
   const insertEvents = (events: ReadonlyArray<NewEvent>, audit: AuditContext, ts: string) =>
     events.length === 0 ? Effect.void : sql`INSERT INTO events ${
-      sql.insert(events.map((event) => ({
-        user_id: userId,
-        event_id: newEventId(),
-        ts,
-        type: event.type,
-        memory_id: event.memoryId,
-        session_id: event.sessionId,
-        reason: event.reason,
-        details: JSON.stringify({ ...event.details, actor: audit.actor, request_id: audit.requestId })
-      })))
+      sql.insert(events.map((event) => ({ user_id: userId, ...eventRowValues(event, audit, ts) })))
     }`.pipe(Effect.asVoid)
 
   /**

@@ -1,23 +1,15 @@
 import type { SqlClient } from "@effect/sql"
 import { Effect } from "effect"
 import type { AuditContext } from "../../../domain/audit.js"
-import { newEventId } from "../../../domain/ids.js"
 import type { EventRow, NewEvent } from "../../../domain/records.js"
+import { eventRowValues } from "../../rowValues.js"
 import { insertBatches } from "./batches.js"
 
 /** Appends audit events in their order; callers run it inside the transaction of the change they record. */
 export const insertEvents = (sql: SqlClient.SqlClient, events: ReadonlyArray<NewEvent>, audit: AuditContext, ts: string) =>
   Effect.forEach(insertBatches(events), (batch) =>
     sql`INSERT INTO events ${
-      sql.insert(batch.map((event) => ({
-        event_id: newEventId(),
-        ts,
-        type: event.type,
-        memory_id: event.memoryId,
-        session_id: event.sessionId,
-        reason: event.reason,
-        details: JSON.stringify({ ...event.details, actor: audit.actor, request_id: audit.requestId })
-      })))
+      sql.insert(batch.map((event) => eventRowValues(event, audit, ts)))
     }`, { discard: true })
 
 /** Appends one audit event, as insertEvents does. */

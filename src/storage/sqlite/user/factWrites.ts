@@ -1,33 +1,10 @@
 import type { SqlClient } from "@effect/sql"
 import { Effect } from "effect"
-import { entityId, newEdgeId } from "../../../domain/ids.js"
+import { entityId } from "../../../domain/ids.js"
 import { normalizeName } from "../../../domain/text.js"
 import type { FactRow, NewFact, Replacement } from "../../../domain/records.js"
+import { edgeRowValues, edgeTypeOfRole, entityLinks, factRowValues, marksProfilesStale } from "../../rowValues.js"
 import { insertBatches } from "./batches.js"
-
-/** How an entity's role in a fact shows as a graph edge. */
-const EDGE_OF_ROLE: Record<string, string> = { subject: "SUBJECT_OF", object: "OBJECT_OF" }
-
-const edge = (srcFactId: string, dstId: string, edgeType: string, predicate: string | null, epochSeconds: number) => ({
-  edge_id: newEdgeId(),
-  src_fact_id: srcFactId,
-  dst_id: dstId,
-  edge_type: edgeType,
-  predicate,
-  confidence: 1,
-  created_at: epochSeconds
-})
-
-/** A profile summarizes its entity: writing or closing one never makes that entity's profile stale. */
-const marksProfilesStale = (fact: { readonly kind: string }) => fact.kind !== "profile"
-
-/** A fact's distinct entity roles, and its distinct entities, each with the last name and role it came with. */
-const entityLinks = (fact: NewFact) => {
-  const roles = [...new Map(
-    fact.entities.filter((entity) => normalizeName(entity.name) !== "").map((entity) => [`${entityId(entity.name)} ${entity.role}`, entity])
-  ).values()]
-  return { roles, entities: new Map(roles.map((entity) => [entityId(entity.name), entity])) }
-}
 
 /**
  * Writes facts with their source links, their entities (created on first mention; their profiles
@@ -39,20 +16,7 @@ export const insertFacts = (sql: SqlClient.SqlClient, facts: ReadonlyArray<NewFa
     const seqs = new Map<string, number>()
     for (const batch of insertBatches(facts)) {
       const rows = yield* sql<{ readonly fact_id: string; readonly seq: number }>`INSERT INTO facts ${
-        sql.insert(batch.map((fact) => ({
-          fact_id: fact.factId,
-          content: fact.content,
-          kind: fact.kind,
-          status: "active",
-          session_id: fact.sessionId,
-          occurred_at: fact.occurredAt,
-          valid_from: fact.validFrom,
-          confidence: fact.confidence,
-          metadata: JSON.stringify(fact.metadata),
-          ...fact.scope,
-          created_at: now,
-          updated_at: now
-        })))
+        sql.insert(batch.map((fact) => factRowValues(fact, now)))
       } RETURNING fact_id, seq`
       for (const row of rows) seqs.set(row.fact_id, row.seq)
     }
@@ -70,7 +34,7 @@ export const insertFacts = (sql: SqlClient.SqlClient, facts: ReadonlyArray<NewFa
     }
     const roles = links.flatMap(({ fact, roles }) => roles.map((entity) => ({ fact_id: fact.factId, entity_id: entityId(entity.name), role: entity.role })))
     const edges = links.flatMap(({ entities: named, fact }) =>
-      [...named].map(([id, { role }]) => edge(fact.factId, id, EDGE_OF_ROLE[role] ?? "MENTIONS", fact.predicate === "" ? null : fact.predicate, epochSeconds)))
+      [...named].map(([id, { role }]) => edgeRowValues(fact.factId, id, edgeTypeOfRole(role), fact.predicate === "" ? null : fact.predicate, epochSeconds)))
     for (const batch of insertBatches(sources)) yield* sql`INSERT OR IGNORE INTO fact_sources ${sql.insert(batch)}`
     for (const batch of insertBatches([...entities.values()])) {
       yield* sql`INSERT INTO entities ${sql.insert(batch)}
@@ -94,7 +58,7 @@ export const closeFact = (sql: SqlClient.SqlClient, old: Pick<FactRow, "fact_id"
     yield* sql`UPDATE facts SET status = 'superseded', valid_until = ${replacement.validUntil},
                superseded_by = ${replacement.newFactId}, updated_at = ${replacement.now}
                WHERE fact_id = ${old.fact_id}`
-    yield* sql`INSERT INTO edges ${sql.insert(edge(replacement.newFactId, old.fact_id, "SUPERSEDES", "supersedes", replacement.epochSeconds))}`
+    yield* sql`INSERT INTO edges ${sql.insert(edgeRowValues(replacement.newFactId, old.fact_id, "SUPERSEDES", "supersedes", replacement.epochSeconds))}`
     if (marksProfilesStale(old)) {
       yield* sql`UPDATE entities SET profile_stale = 1, updated_at = ${replacement.now}
                  WHERE entity_id IN (SELECT entity_id FROM fact_entity_roles WHERE fact_id = ${old.fact_id})`
