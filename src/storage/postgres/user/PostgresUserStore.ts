@@ -7,6 +7,7 @@ import { UserGraph } from "./graph.js"
 import { UserReads } from "./reads.js"
 import { UserRecall } from "./recall.js"
 import { archiveAllMemories, archiveMemory, correctMemory, ingestSession, purgeMemory, settleProfile } from "./units.js"
+import { clock, UserWrites } from "./writes.js"
 
 /** The tables that hold a user's data, each keyed by user_id first. */
 const USER_TABLES = ["applied_jobs", "events", "edges", "fact_entity_roles", "entities", "fact_sources", "facts", "spans", "turns", "sessions"] as const
@@ -31,9 +32,7 @@ export const PostgresUserStoreLive = Layer.effect(
       Effect.flatMap(known(userId), (present) => present ? Effect.map(use, Option.some) : Effect.succeed(Option.none<A>()))
 
     return {
-      provision: (userId) =>
-        run("provision", userId, () =>
-          sql`INSERT INTO users (user_id, created_at) VALUES (${userId}, ${new Date().toISOString()}) ON CONFLICT (user_id) DO NOTHING`.pipe(Effect.asVoid)),
+      provision: (userId) => run("provision", userId, () => Effect.flatMap(clock, ({ now }) => UserWrites(sql, userId).ensureUser(now)).pipe(Effect.asVoid)),
       erase: (userId) =>
         run("erase", userId, () =>
           sql.withTransaction(Effect.gen(function*() {
