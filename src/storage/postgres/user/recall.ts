@@ -27,44 +27,38 @@ export const UserRecall = (sql: SqlClient.SqlClient, userId: string) => {
 
   /**
    * Each term's lexeme (its stem, as the index holds it) and how many of the user's documents
-   * hold it; terms the index would drop (stop words) are left out.
+   * hold it, with the size and lexemes of the user's whole collection, in one statement; terms
+   * the index would drop (stop words) are left out.
    */
   const lexemes = (table: "facts" | "turns", terms: ReadonlyArray<string>) =>
-    terms.length === 0
-      ? Effect.succeed([] as ReadonlyArray<{ readonly term: string; readonly lexeme: string; readonly doc: number }>)
-      : Effect.map(
-        sql<{ readonly term: string; readonly lexeme: string; readonly doc: number }>`${
-          sql.join(" UNION ALL ", false)(terms.map((term) =>
-            sql`SELECT ${term}::text AS term, array_to_string(tsvector_to_array(to_tsvector('english', ${term})), ' ') AS lexeme, count(*) AS doc
-                FROM ${sql(table)} WHERE user_id = ${userId} AND search @@ plainto_tsquery('english', ${term})`))
-        }`,
-        (rows) => rows.filter((row) => row.lexeme !== "" && !row.lexeme.includes(" "))
-      )
-
-  /** The user's indexed documents of a table and their mean length in lexemes, for bm25. */
-  const collection = (table: "facts" | "turns") =>
     Effect.map(
-      sql<{ readonly documents: number; readonly lexemes: number }>`
-        SELECT ${sql.literal(`${table}_indexed`)} AS documents, ${sql.literal(`${table}_lexemes`)} AS lexemes FROM users WHERE user_id = ${userId}`,
-      (rows) => ({ documents: rows[0]?.documents ?? 0, meanLength: Math.max(1, (rows[0]?.lexemes ?? 0) / Math.max(1, rows[0]?.documents ?? 0)) })
+      sql<{ readonly term: string; readonly lexeme: string; readonly doc: number; readonly documents: number; readonly lexemes: number }>`
+        SELECT t.term, t.lexeme, t.doc, u.documents, u.lexemes FROM (${
+        sql.join(" UNION ALL ", false)(terms.map((term) =>
+          sql`SELECT ${term}::text AS term, array_to_string(tsvector_to_array(to_tsvector('english', ${term})), ' ') AS lexeme, count(*) AS doc
+              FROM ${sql(table)} WHERE user_id = ${userId} AND search @@ plainto_tsquery('english', ${term})`))
+      }) AS t CROSS JOIN (SELECT ${sql.literal(`${table}_indexed`)} AS documents, ${sql.literal(`${table}_lexemes`)} AS lexemes FROM users WHERE user_id = ${userId}) AS u`,
+      (rows) => rows.filter((row) => row.lexeme !== "" && !row.lexeme.includes(" "))
     )
 
   /**
    * The selective terms of a table, as every backend bounds a search's lexical work, each with its
-   * inverse document frequency as bm25 weighs it (SQLite FTS5's: never below a millionth).
+   * inverse document frequency as bm25 weighs it (SQLite FTS5's: never below a millionth), and the
+   * collection's mean length in lexemes.
    */
   const selective = (table: "facts" | "turns", terms: ReadonlyArray<string>) =>
     Effect.gen(function*() {
-      const found = yield* lexemes(table, [...new Set(terms)])
-      if (found.length === 0) return { weighted: [] as ReadonlyArray<Weighted>, meanLength: 1 }
-      const { documents, meanLength } = yield* collection(table)
+      const distinct = [...new Set(terms)]
+      const found = distinct.length === 0 ? [] : yield* lexemes(table, distinct)
+      const first = found[0]
+      if (first === undefined) return { weighted: [] as ReadonlyArray<Weighted>, meanLength: 1 }
       const byTerm = new Map(found.map((row) => [row.term, row]))
       const selected = selectiveTerms([...byTerm.keys()], (term) => byTerm.get(term)?.doc ?? 0)
       const weighted = selected.map((term): Weighted => {
         const { doc, lexeme } = byTerm.get(term)!
-        return { term, lexeme, idf: Math.max(1e-6, Math.log((documents - doc + 0.5) / (doc + 0.5))) }
+        return { term, lexeme, idf: Math.max(1e-6, Math.log((first.documents - doc + 0.5) / (doc + 0.5))) }
       })
-      return { weighted, meanLength }
+      return { weighted, meanLength: Math.max(1, first.lexemes / Math.max(1, first.documents)) }
     })
 
   /**
@@ -186,11 +180,14 @@ export const UserRecall = (sql: SqlClient.SqlClient, userId: string) => {
     legs: (query: RecallQuery) =>
       Effect.gen(function*() {
         const { depth: limit, scope, statuses } = query
-        const vector = yield* vectorLeg(query)
-        const lexicalFacts = yield* selectedFacts(query.terms, scope, statuses, limit)
-        const lexicalTurns = yield* Effect.flatMap(selective("turns", query.terms), (terms) => turnsMatching(terms, scope, limit))
-        const entityFacts = yield* entityLeg(query)
-        const dated = yield* timeLeg(query)
+        // The legs are independent statements: each runs on a connection of its own, at once.
+        const [vector, lexicalFacts, lexicalTurns, entityFacts, dated] = yield* Effect.all([
+          vectorLeg(query),
+          selectedFacts(query.terms, scope, statuses, limit),
+          Effect.flatMap(selective("turns", query.terms), (terms) => turnsMatching(terms, scope, limit)),
+          entityLeg(query),
+          timeLeg(query)
+        ], { concurrency: "unbounded" })
         const neighbours = yield* neighbourhoodLeg(lexicalTurns.slice(0, query.neighbourSeeds), scope)
         return { lexicalFacts, lexicalTurns, vector, entityFacts, datedFacts: dated.facts, datedTurns: dated.turns, neighbours } satisfies RecallLegs
       }),
