@@ -11,7 +11,11 @@ const PG_BIN = "/usr/lib/postgresql/15/bin"
 export interface Cluster {
   /** A superuser URL of the cluster's `postgres` database. */
   readonly url: string
+  /** Stops the server at once, as a crash would, and removes the cluster. */
   readonly stop: () => void
+  /** Stops the server at once, keeping the cluster; `start` brings it back on the same port. */
+  readonly halt: () => void
+  readonly start: () => void
 }
 
 const freePort = () =>
@@ -44,16 +48,22 @@ export const startCluster = async (options: { readonly fsync: boolean }): Promis
   const data = NodePath.join(directory, "data")
   const port = await freePort()
   asOwner("initdb", ["-D", data, "-U", "postgres", "--auth=trust", "--no-locale", "-E", "UTF8"])
-  asOwner("pg_ctl", [
-    "-D", data, "-w", "-l", NodePath.join(directory, "log"), "start",
-    "-o", `-p ${port} -k ${directory} -c listen_addresses=127.0.0.1 -c max_connections=300 -c fsync=${options.fsync ? "on" : "off"}`
-  ])
+  const start = () =>
+    asOwner("pg_ctl", [
+      "-D", data, "-w", "-l", NodePath.join(directory, "log"), "start",
+      "-o", `-p ${port} -k ${directory} -c listen_addresses=127.0.0.1 -c max_connections=300 -c fsync=${options.fsync ? "on" : "off"}`
+    ])
+  const halt = () => asOwner("pg_ctl", ["-D", data, "-m", "immediate", "stop"])
+  start()
   return {
     url: `postgres://postgres@127.0.0.1:${port}/postgres`,
     stop: () => {
-      asOwner("pg_ctl", ["-D", data, "-m", "immediate", "stop"])
+      // A halted server has no pid file left: there is nothing to stop then.
+      if (NodeFs.existsSync(NodePath.join(data, "postmaster.pid"))) halt()
       NodeFs.rmSync(directory, { recursive: true, force: true })
-    }
+    },
+    halt,
+    start
   }
 }
 

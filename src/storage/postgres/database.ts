@@ -1,8 +1,9 @@
 import { Reactivity } from "@effect/experimental"
-import type { SqlClient } from "@effect/sql"
+import type { SqlClient, SqlError } from "@effect/sql"
 import { PgClient } from "@effect/sql-pg"
 import { Context, Duration, Effect, Layer, Redacted } from "effect"
 import Pg from "pg"
+import { StoreUnavailable } from "../../api/errors.js"
 import { StartupError } from "../../startup/StartupError.js"
 import { LATEST_MIGRATION, migrate } from "./migrations.js"
 
@@ -23,6 +24,29 @@ const withoutSecret = (message: string, url: Redacted.Redacted) => {
   const password = URL.canParse(text) ? decodeURIComponent(new URL(text).password) : ""
   return password === "" ? message : message.replaceAll(password, "***")
 }
+
+/** Connection failures: the server refused, dropped or shut down the connection, or none came in time. */
+const CONNECTION_CODES = new Set(["ECONNREFUSED", "ECONNRESET", "ETIMEDOUT", "EPIPE", "08000", "08001", "08003", "08004", "08006", "57P01", "57P02", "57P03"])
+
+const connectionFailed = (cause: unknown) => {
+  if (!(cause instanceof Error)) return false
+  const code = "code" in cause ? String(cause.code) : ""
+  return CONNECTION_CODES.has(code) || /Connection terminated|timeout exceeded when trying to connect/i.test(cause.message)
+}
+
+/**
+ * A statement that failed because the database could not be reached is `StoreUnavailable` (503):
+ * the pool reconnects once it is back. Any other failure is a defect.
+ */
+export const unavailableOrDefect = (error: SqlError.SqlError) =>
+  connectionFailed(error.cause)
+    ? Effect.fail(
+      new StoreUnavailable({
+        message: `the database is unavailable: ${error.cause instanceof Error ? error.cause.message : error.message}; retry shortly`,
+        details: { cause: "database_unreachable" }
+      })
+    )
+    : Effect.die(error)
 
 export const postgresDatabase = (options: { readonly url: Redacted.Redacted; readonly poolMax: number }) =>
   Layer.scoped(

@@ -2,7 +2,7 @@ import type { SqlError } from "@effect/sql"
 import { Effect, Layer, Option } from "effect"
 import { validateUserId } from "../../../domain/userId.js"
 import { type StoreError, UserStore, type UserStoreOperations } from "../../UserStore.js"
-import { PostgresDatabase } from "../database.js"
+import { PostgresDatabase, unavailableOrDefect } from "../database.js"
 import { UserGraph } from "./graph.js"
 import { UserReads } from "./reads.js"
 import { UserRecall } from "./recall.js"
@@ -22,7 +22,7 @@ export const PostgresUserStoreLive = Layer.effect(
     const sql = yield* PostgresDatabase
 
     const run = <A>(name: string, userId: string, use: (userId: string) => Effect.Effect<A, SqlError.SqlError>): Effect.Effect<A, StoreError> =>
-      Effect.flatMap(validateUserId(userId), use).pipe(Effect.catchTag("SqlError", Effect.die), Effect.withSpan(`UserStore.${name}`))
+      Effect.flatMap(validateUserId(userId), use).pipe(Effect.catchTag("SqlError", unavailableOrDefect), Effect.withSpan(`UserStore.${name}`))
 
     const known = (userId: string) =>
       Effect.map(sql<{ readonly user_id: string }>`SELECT user_id FROM users WHERE user_id = ${userId}`, (rows) => rows.length > 0)
