@@ -2,6 +2,7 @@ import type { SqlClient } from "@effect/sql"
 import { Effect, Either } from "effect"
 import type { FactRow, ScopeFilter, TurnRow } from "../../../domain/records.js"
 import { selectiveTerms } from "../../lexicalTerms.js"
+import { inSessionOrder } from "../../neighbourhood.js"
 import type { RecallLegs, RecallQuery } from "../../UserStore.js"
 import { UserReads } from "./reads.js"
 import { FACT_COLUMNS, inList, scopedTo, TURN_COLUMNS, vectorText } from "./rows.js"
@@ -163,18 +164,17 @@ export const UserRecall = (sql: SqlClient.SqlClient, userId: string) => {
     })
   }
 
-  /** The turns just before and after the seeds in their sessions, in the order of their seeds' sessions. */
-  const neighbourhoodLeg = (seeds: ReadonlyArray<TurnRow>, scope: ScopeFilter) =>
-    seeds.length === 0 ? Effect.succeed([] as ReadonlyArray<TurnRow>) : Effect.map(
+  /** The turns just before and after the best lexical turns (the seeds) in their sessions. */
+  const neighbourhoodLeg = (lexicalTurns: ReadonlyArray<TurnRow>, seeds: number, scope: ScopeFilter) => {
+    const seeded = lexicalTurns.slice(0, seeds)
+    return seeded.length === 0 ? Effect.succeed([] as ReadonlyArray<TurnRow>) : Effect.map(
       sql<TurnRow>`SELECT ${sql.literal(TURN_COLUMNS)} FROM ${turnsJoin}
         WHERE t.user_id = ${userId} AND ${scopedTo(sql, "t", scope)} AND (${
-        sql.or(seeds.map((turn) => sql`(t.session_id = ${turn.session_id} AND t.position IN (${turn.position - 1}, ${turn.position + 1}))`))
-      })`,
-      (rows) => {
-        const seedOrder = new Map(seeds.map((turn, i) => [turn.session_id, i]))
-        return [...rows].sort((a, b) => (seedOrder.get(a.session_id) ?? 0) - (seedOrder.get(b.session_id) ?? 0) || a.seq - b.seq)
-      }
+        sql.or(seeded.map((turn) => sql`(t.session_id = ${turn.session_id} AND t.position IN (${turn.position - 1}, ${turn.position + 1}))`))
+      }) ORDER BY t.seq`,
+      (rows) => inSessionOrder(rows, lexicalTurns)
     )
+  }
 
   return {
     legs: (query: RecallQuery) =>
@@ -188,7 +188,7 @@ export const UserRecall = (sql: SqlClient.SqlClient, userId: string) => {
           entityLeg(query),
           timeLeg(query)
         ], { concurrency: "unbounded" })
-        const neighbours = yield* neighbourhoodLeg(lexicalTurns.slice(0, query.neighbourSeeds), scope)
+        const neighbours = yield* neighbourhoodLeg(lexicalTurns, query.neighbourSeeds, scope)
         return { lexicalFacts, lexicalTurns, vector, entityFacts, datedFacts: dated.facts, datedTurns: dated.turns, neighbours } satisfies RecallLegs
       }),
 
