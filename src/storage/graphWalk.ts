@@ -1,5 +1,6 @@
-import { Effect } from "effect"
-import type { EdgeRow, ScopeFilter } from "../domain/records.js"
+import { Effect, Option } from "effect"
+import type { EdgeRow, FactRow, Provenance, ScopeFilter } from "../domain/records.js"
+import type { FactWithProvenance } from "./UserStore.js"
 
 /** The two edge lookups a walk makes, as a backend answers them. */
 export interface EdgeReader<E> {
@@ -55,4 +56,44 @@ export const walk = <E>(
       frontier = next
     }
     return found
+  })
+
+/** What the graph reads need of a backend: the walk's edge lookups, facts by id within scope, and provenance. */
+export interface GraphReader<E> extends EdgeReader<E> {
+  readonly facts: (factIds: ReadonlyArray<string>, scope: ScopeFilter) => Effect.Effect<ReadonlyArray<FactRow>, E>
+  readonly provenance: (factIds: ReadonlyArray<string>) => Effect.Effect<Provenance, E>
+}
+
+const byFact = <T extends { readonly fact_id: string }>(rows: ReadonlyArray<T>) => {
+  const groups = new Map<string, Array<T>>()
+  for (const row of rows) {
+    const group = groups.get(row.fact_id)
+    if (group === undefined) groups.set(row.fact_id, [row])
+    else group.push(row)
+  }
+  return groups
+}
+
+/** Facts in the order given, each with its sources and roles. */
+export const withProvenance = <E>(reader: Pick<GraphReader<E>, "provenance">, facts: ReadonlyArray<FactRow>) =>
+  Effect.map(reader.provenance(facts.map((fact) => fact.fact_id)), ({ roles, sources }): ReadonlyArray<FactWithProvenance> => {
+    const sourcesOf = byFact(sources), rolesOf = byFact(roles)
+    return facts.map((fact) => ({ fact, sources: sourcesOf.get(fact.fact_id) ?? [], roles: rolesOf.get(fact.fact_id) ?? [] }))
+  })
+
+/** The walk from a fact within scope: the edges found (the first `limit` kept) and the facts they join, the start first. */
+export const explore = <E>(
+  reader: GraphReader<E>,
+  options: { readonly startId: string; readonly scope: ScopeFilter; readonly depth: number; readonly limit: number }
+) =>
+  Effect.gen(function*() {
+    const { scope } = options
+    const [start] = yield* reader.facts([options.startId], scope)
+    if (start === undefined) return Option.none()
+    const found = yield* walk(reader, start.fact_id, scope, options)
+    const edges = found.slice(0, options.limit)
+    const order = [...new Set([start.fact_id, ...edges.flatMap(factEnds)])]
+    const rows = new Map((yield* reader.facts(order, scope)).map((row) => [row.fact_id, row]))
+    const nodes = yield* withProvenance(reader, order.flatMap((id) => rows.get(id) ?? []))
+    return Option.some({ found: found.length, edges, nodes })
   })

@@ -1,8 +1,7 @@
 import type { SqlClient, SqlError } from "@effect/sql"
-import { Effect, Option } from "effect"
+import { Effect } from "effect"
 import type { EdgeRow, FactRow, ScopeFilter } from "../../../domain/records.js"
-import { type EdgeReader, factEnds, walk } from "../../graphWalk.js"
-import type { FactWithProvenance } from "../../UserStore.js"
+import { type EdgeReader, explore, type GraphReader, withProvenance } from "../../graphWalk.js"
 import { UserReads } from "./reads.js"
 import { FACT_COLUMNS, inList, scopedTo } from "./rows.js"
 
@@ -26,14 +25,7 @@ export const UserGraph = (sql: SqlClient.SqlClient, userId: string) => {
         ORDER BY e.created_at, e.edge_id LIMIT ${limit}`
   }
 
-  /** Facts in the order given, each with its sources and roles. */
-  const withProvenance = (facts: ReadonlyArray<FactRow>) =>
-    Effect.map(reads.provenance(facts.map((fact) => fact.fact_id)), ({ roles, sources }): ReadonlyArray<FactWithProvenance> =>
-      facts.map((fact) => ({
-        fact,
-        sources: sources.filter((source) => source.fact_id === fact.fact_id),
-        roles: roles.filter((role) => role.fact_id === fact.fact_id)
-      })))
+  const reader: GraphReader<SqlError.SqlError> = { ...edgesReader, facts: reads.facts, provenance: reads.provenance }
 
   return {
     entityTimeline: (options: { readonly needle: string; readonly scope: ScopeFilter; readonly entities: number }) =>
@@ -49,20 +41,10 @@ export const UserGraph = (sql: SqlClient.SqlClient, userId: string) => {
           WHERE f.user_id = ${userId} AND f.fact_id IN (SELECT fact_id FROM fact_entity_roles WHERE user_id = ${userId} AND ${inList(sql, "entity_id", entities)})
             AND ${scopedTo(sql, "f", options.scope)}
           ORDER BY f.occurred_at NULLS FIRST, f.seq`
-        return yield* withProvenance(facts)
+        return yield* withProvenance(reader, facts)
       }),
 
     explore: (options: { readonly startId: string; readonly scope: ScopeFilter; readonly depth: number; readonly limit: number }) =>
-      Effect.gen(function*() {
-        const { scope } = options
-        const [start] = yield* reads.facts([options.startId], scope)
-        if (start === undefined) return Option.none()
-        const found = yield* walk(edgesReader, start.fact_id, scope, options)
-        const edges = found.slice(0, options.limit)
-        const order = [...new Set([start.fact_id, ...edges.flatMap(factEnds)])]
-        const rows = new Map((yield* reads.facts(order, scope)).map((row) => [row.fact_id, row]))
-        const nodes = yield* withProvenance(order.flatMap((id) => rows.get(id) ?? []))
-        return Option.some({ found: found.length, edges, nodes })
-      })
+      explore(reader, options)
   }
 }
