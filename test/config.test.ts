@@ -24,6 +24,7 @@ describe("configuration", () => {
         allowPurge: false,
         requestLogMax: 10_000,
         jobRetentionMax: 5_000,
+        jobLeaseMs: 30_000,
         maxBodyBytes: 10 * 1024 * 1024,
         port: 8000,
         corsOrigins: [],

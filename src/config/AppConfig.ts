@@ -19,6 +19,8 @@ export interface Settings {
   readonly allowPurge: boolean
   readonly requestLogMax: number
   readonly jobRetentionMax: number
+  /** How long a running job stays its worker's without word from it; then any worker may resume it. */
+  readonly jobLeaseMs: number
   readonly maxBodyBytes: number
   /** Time a client has to send a whole request (headers and body); a slower one is cut off. */
   readonly requestTimeoutMs: number
@@ -86,6 +88,7 @@ export const loadSettings = Effect.gen(function*() {
     allowPurge: yield* boolVar("SERVICE_ALLOW_PURGE", false),
     requestLogMax: yield* intVar("SERVICE_REQUEST_LOG_MAX", 10_000, { min: 0 }),
     jobRetentionMax: yield* intVar("SERVICE_JOB_RETENTION_MAX", 5_000, { min: 1 }),
+    jobLeaseMs: 1000 * (yield* intVar("SERVICE_JOB_LEASE_SECONDS", 30, { min: 1, max: 3600 })),
     maxBodyBytes: yield* intVar("SERVICE_MAX_BODY_BYTES", 10 * MIB, { min: 1024 }),
     requestTimeoutMs: yield* intVar("SERVICE_REQUEST_TIMEOUT_MS", 30_000, { min: 500, max: 600_000 }),
     host: yield* stringVar("SERVICE_HOST", "0.0.0.0"),

@@ -150,6 +150,8 @@ export interface ClaimedJob {
   readonly job_id: string
   readonly kind: string
   readonly payload: string
+  /** How many times the job was claimed, this claim included: more than one after its worker was lost. */
+  readonly attempts: number
 }
 
 export interface ApiKeyRow {

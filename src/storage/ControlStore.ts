@@ -13,13 +13,21 @@ export interface ControlStoreOperations {
       job: { readonly job_id: string; readonly kind: string; readonly user_id: string; readonly payload: string; readonly created_at: string },
       retain: number
     ) => Effect.Effect<void>
-    /** Marks a pending (or, after a crash, running) job as running and hands back its payload; none when it is finished or unknown. */
-    readonly claim: (jobId: string, at: string) => Effect.Effect<ClaimedJob | undefined>
-    readonly succeed: (jobId: string, result: unknown, at: string) => Effect.Effect<void>
-    readonly fail: (jobId: string, error: string, at: string) => Effect.Effect<void>
+    /**
+     * Hands the oldest job no live worker holds (pending, or running for a worker that is gone) to
+     * `owner` under a lease of `leaseMs`, in one statement: two workers never claim the same job.
+     * A backend shared by processes counts a worker as gone when its lease lapsed; one held by a
+     * single process, when it is not this process's.
+     */
+    readonly claimNext: (owner: string, leaseMs: number, at: string) => Effect.Effect<ClaimedJob | undefined>
+    /** Extends `owner`'s lease on a running job; false when the job is no longer `owner`'s. */
+    readonly renew: (jobId: string, owner: string, leaseMs: number) => Effect.Effect<boolean>
+    /** Finishes a job `owner` still holds; a worker that lost its job finishes nothing. */
+    readonly succeed: (jobId: string, owner: string, result: unknown, at: string) => Effect.Effect<void>
+    readonly fail: (jobId: string, owner: string, error: string, at: string) => Effect.Effect<void>
+    /** Gives up `owner`'s running jobs (at shutdown), so that any worker may take them at once. */
+    readonly release: (owner: string) => Effect.Effect<void>
     readonly countByStatus: Effect.Effect<Record<string, number>>
-    /** Jobs accepted but not finished (by a process that stopped), oldest first. */
-    readonly unfinished: Effect.Effect<ReadonlyArray<string>>
   }
   readonly apiKeys: {
     readonly insert: (row: ApiKeyRow & { readonly key_hash: string }) => Effect.Effect<void>

@@ -10,6 +10,11 @@ import { writesContract } from "./writesContract.js"
 export interface StorageBackend {
   readonly name: string
   readonly fresh: () => Layer.Layer<UserStore | ControlStore, unknown>
+  /**
+   * Whether many processes share the backend: then a running job is another worker's until its
+   * lease lapses. A backend one process holds knows any other worker is gone.
+   */
+  readonly shared: boolean
 }
 
 /**

@@ -15,35 +15,94 @@ const key = (id: string, hash: string) => ({
   key_hash: hash
 })
 
+/** A lease no test outlives. */
+const LONG_LEASE = 600_000
+
 export const controlContract = (backend: StorageBackend) =>
   describe(`${backend.name}: control plane`, () => {
     const run = <A, E>(effect: Effect.Effect<A, E, ControlStore>) => Effect.provide(effect, backend.fresh())
 
-    it.effect("a job is claimed once it is pending or running, finished once, and found with its result", () =>
+    it.effect("jobs are claimed oldest first, each by one worker, and finished only by the worker holding them", () =>
       run(Effect.gen(function*() {
         const { jobs } = yield* ControlStore
         yield* jobs.insert(job("j1", "2026-01-01T00:00:01Z"), 100)
         yield* jobs.insert(job("j2", "2026-01-01T00:00:02Z"), 100)
-        expect(yield* jobs.unfinished).toEqual(["j1", "j2"])
-        expect(yield* jobs.claim("j1", "2026-01-01T00:00:03Z")).toEqual({ job_id: "j1", kind: "ingest", payload: "{\"id\":\"j1\"}" })
-        // A running job is claimed again after a restart: its process is gone.
-        expect((yield* jobs.claim("j1", "2026-01-01T00:00:04Z"))?.job_id).toBe("j1")
-        yield* jobs.succeed("j1", { ok: true }, "2026-01-01T00:00:05Z")
-        expect(yield* jobs.claim("j1", "2026-01-01T00:00:06Z")).toBeUndefined()
-        yield* jobs.fail("j2", "ingest_failed: no", "2026-01-01T00:00:07Z")
+        expect(yield* jobs.claimNext("w1", LONG_LEASE, "2026-01-01T00:00:03Z")).toEqual({ job_id: "j1", kind: "ingest", payload: "{\"id\":\"j1\"}", attempts: 1 })
+        expect((yield* jobs.claimNext("w1", LONG_LEASE, "2026-01-01T00:00:03Z"))?.job_id).toBe("j2")
+        expect(yield* jobs.claimNext("w1", LONG_LEASE, "2026-01-01T00:00:03Z")).toBeUndefined()
+        expect(yield* jobs.renew("j1", "w1", LONG_LEASE)).toBe(true)
+        expect(yield* jobs.renew("j1", "w2", LONG_LEASE)).toBe(false)
+        yield* jobs.succeed("j1", "w2", { ok: false }, "2026-01-01T00:00:04Z")
+        expect((yield* jobs.find("j1"))?.status).toBe("running")
+        yield* jobs.succeed("j1", "w1", { ok: true }, "2026-01-01T00:00:05Z")
+        expect(yield* jobs.renew("j1", "w1", LONG_LEASE)).toBe(false)
+        yield* jobs.fail("j2", "w1", "ingest_failed: no", "2026-01-01T00:00:07Z")
+        expect(yield* jobs.claimNext("w2", LONG_LEASE, "2026-01-01T00:00:08Z")).toBeUndefined()
         expect(yield* jobs.find("j1")).toMatchObject({ status: "succeeded", result: "{\"ok\":true}", finished_at: "2026-01-01T00:00:05Z" })
         expect(yield* jobs.find("j2")).toMatchObject({ status: "failed", error: "ingest_failed: no" })
         expect(yield* jobs.find("j3")).toBeUndefined()
-        expect(yield* jobs.unfinished).toEqual([])
         expect(yield* jobs.countByStatus).toEqual({ succeeded: 1, failed: 1 })
       })))
+
+    it.live("a job given up, or whose worker's lease lapsed, goes to the next worker, which alone finishes it", () =>
+      run(Effect.gen(function*() {
+        const { jobs } = yield* ControlStore
+        yield* jobs.insert(job("j1", "2026-01-01T00:00:01Z"), 100)
+        yield* jobs.insert(job("j2", "2026-01-01T00:00:02Z"), 100)
+        expect((yield* jobs.claimNext("w1", LONG_LEASE, "2026-01-01T00:00:03Z"))?.job_id).toBe("j1")
+        yield* jobs.release("w1")
+        expect(yield* jobs.claimNext("w2", LONG_LEASE, "2026-01-01T00:00:04Z")).toMatchObject({ job_id: "j1", attempts: 2 })
+        yield* jobs.succeed("j1", "w1", { from: "w1" }, "2026-01-01T00:00:05Z")
+        expect((yield* jobs.find("j1"))?.status).toBe("running")
+        yield* jobs.succeed("j1", "w2", { from: "w2" }, "2026-01-01T00:00:05Z")
+        expect(yield* jobs.find("j1")).toMatchObject({ status: "succeeded", result: "{\"from\":\"w2\"}" })
+
+        expect((yield* jobs.claimNext("w2", 1, "2026-01-01T00:00:06Z"))?.job_id).toBe("j2")
+        yield* Effect.sleep("20 millis")
+        expect(yield* jobs.claimNext("w3", LONG_LEASE, "2026-01-01T00:00:07Z")).toMatchObject({ job_id: "j2", attempts: 2 })
+        expect(yield* jobs.renew("j2", "w2", LONG_LEASE)).toBe(false)
+        yield* jobs.succeed("j2", "w3", { from: "w3" }, "2026-01-01T00:00:08Z")
+        expect(yield* jobs.find("j2")).toMatchObject({ status: "succeeded", result: "{\"from\":\"w3\"}" })
+      })))
+
+    if (backend.shared) {
+      it.effect("a job under a live lease is no other worker's", () =>
+        run(Effect.gen(function*() {
+          const { jobs } = yield* ControlStore
+          yield* jobs.insert(job("j1", "2026-01-01T00:00:01Z"), 100)
+          expect((yield* jobs.claimNext("w1", LONG_LEASE, "2026-01-01T00:00:02Z"))?.job_id).toBe("j1")
+          expect(yield* jobs.claimNext("w2", LONG_LEASE, "2026-01-01T00:00:03Z")).toBeUndefined()
+        })))
+
+      it.effect("workers claiming at once each get a different job", () =>
+        run(Effect.gen(function*() {
+          const { jobs } = yield* ControlStore
+          const ids = Array.from({ length: 12 }, (_, i) => `j${String(i).padStart(2, "0")}`)
+          for (const id of ids) yield* jobs.insert(job(id, "2026-01-01T00:00:01Z"), 100)
+          const claims = yield* Effect.all(
+            Array.from({ length: 16 }, (_, i) => jobs.claimNext(`w${i}`, LONG_LEASE, "2026-01-01T00:00:02Z")),
+            { concurrency: "unbounded" }
+          )
+          const claimed = claims.flatMap((claim) => claim === undefined ? [] : [claim.job_id])
+          expect([...claimed].sort()).toEqual(ids)
+        })))
+    } else {
+      it.effect("a running job whose worker is not this process's is taken at once: one process holds the backend", () =>
+        run(Effect.gen(function*() {
+          const { jobs } = yield* ControlStore
+          yield* jobs.insert(job("j1", "2026-01-01T00:00:01Z"), 100)
+          expect((yield* jobs.claimNext("w1", LONG_LEASE, "2026-01-01T00:00:02Z"))?.job_id).toBe("j1")
+          expect(yield* jobs.claimNext("w2", LONG_LEASE, "2026-01-01T00:00:03Z")).toMatchObject({ job_id: "j1", attempts: 2 })
+        })))
+    }
 
     it.effect("inserting a job prunes the oldest finished ones beyond the retention cap, never an unfinished one", () =>
       run(Effect.gen(function*() {
         const { jobs } = yield* ControlStore
         for (const id of ["a", "b", "c"]) {
           yield* jobs.insert(job(id, `2026-01-01T00:00:0${"abc".indexOf(id)}Z`), 2)
-          yield* jobs.succeed(id, {}, "2026-01-01T00:01:00Z")
+          yield* jobs.claimNext("w1", LONG_LEASE, "2026-01-01T00:01:00Z")
+          yield* jobs.succeed(id, "w1", {}, "2026-01-01T00:01:00Z")
         }
         yield* jobs.insert(job("d", "2026-01-01T00:00:09Z"), 2)
         expect(yield* jobs.find("a")).toBeUndefined()

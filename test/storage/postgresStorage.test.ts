@@ -1,4 +1,4 @@
 import { freshPostgresStorage } from "../support/postgres.js"
 import { storageContract } from "./contract.js"
 
-storageContract({ name: "PostgreSQL", fresh: freshPostgresStorage })
+storageContract({ name: "PostgreSQL", shared: true, fresh: freshPostgresStorage })

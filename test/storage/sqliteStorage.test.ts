@@ -6,6 +6,7 @@ import { storageContract } from "./contract.js"
 
 storageContract({
   name: "SQLite",
+  shared: false,
   fresh: () =>
     SqliteStorageLive.pipe(
       Layer.provide(AppConfig.layer),

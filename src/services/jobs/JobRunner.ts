@@ -1,15 +1,12 @@
-import { Cause, Effect, Exit, Layer, Option, Queue } from "effect"
+import { Cause, Duration, Effect, Exit, Layer, Option, Queue } from "effect"
 import { errorLine, isApiError } from "../../api/errors.js"
 import type { JobKind } from "../../api/JobsApi.js"
-import { AppConfig } from "../../config/AppConfig.js"
+import type { ClaimedJob } from "../../domain/records.js"
 import { Answerer } from "../recall/Answerer.js"
 import { BatchIngest } from "../ingest/BatchIngest.js"
 import { Ingest } from "../ingest/Ingest.js"
 import { Jobs } from "./Jobs.js"
 import { Maintenance } from "../maintenance/Maintenance.js"
-
-/** Jobs run at once, at least; more when the provider may take more sessions at once. */
-const MIN_WORKERS = 4
 
 type JobHandler = (payload: unknown, jobId: string) => Effect.Effect<unknown, unknown>
 
@@ -22,14 +19,17 @@ const failureLine = (cause: Cause.Cause<unknown>) => {
   return `internal_error: ${Cause.squash(cause) instanceof Error ? (Cause.squash(cause) as Error).message : "unexpected failure"}`
 }
 
+/** How often idle workers look for jobs that other processes accepted, or left when they died. */
+const POLL_INTERVAL = Duration.seconds(1)
+
 /**
- * Runs accepted jobs on a few workers. At start it first resumes the jobs a previous process
- * accepted and did not finish; handlers are idempotent, so a job cut off mid-write applies once.
- * A job interrupted by shutdown stays `running` and is resumed at the next start.
+ * Runs accepted jobs on a few workers, claiming each from the control plane under a lease that the
+ * worker renews while it runs: a job whose process died (its lease lapsed, or on SQLite, the next
+ * start) is resumed by another worker, and handlers are idempotent, so it applies once. At
+ * shutdown the running jobs are given up, to be resumed at once by another process or the next start.
  */
 export const JobRunnerLive = Layer.scopedDiscard(
   Effect.gen(function*() {
-    const config = yield* AppConfig
     const jobs = yield* Jobs
     const ingest = yield* Ingest
     const batch = yield* BatchIngest
@@ -42,27 +42,48 @@ export const JobRunnerLive = Layer.scopedDiscard(
       dream: maintenance.runJob
     }
 
-    const run = (jobId: string) =>
+    /** Renews the job's lease every third of it; completes once the job is no longer this process's. */
+    const leaseLost = (jobId: string) =>
+      Effect.repeat(Effect.delay(jobs.renew(jobId), Duration.millis(jobs.leaseMs / 3)), { while: (held) => held })
+
+    const run = (claimed: ClaimedJob) =>
       Effect.gen(function*() {
-        const claimed = yield* jobs.claim(jobId)
-        if (claimed === undefined) return
+        const jobId = claimed.job_id
+        if (claimed.attempts > 1) yield* Effect.logInfo(`resuming a job its worker left (attempt ${claimed.attempts})`)
         const handler = handlers[claimed.kind as JobKind]
         if (handler === undefined) {
           return yield* jobs.fail(jobId, `server_restarted: this build cannot run '${claimed.kind}' jobs; resubmit to retry`)
         }
-        const exit = yield* Effect.exit(Effect.flatMap(parsePayload(claimed.payload), (payload) => handler(payload, jobId)))
+        const work = Effect.exit(Effect.flatMap(parsePayload(claimed.payload), (payload) => handler(payload, jobId)))
+        const exit = yield* Effect.race(work, Effect.as(leaseLost(jobId), "lost" as const))
+        if (exit === "lost") return yield* Effect.logWarning("job left: its lease lapsed and another worker resumed it")
         if (Exit.isSuccess(exit)) return yield* jobs.succeed(jobId, exit.value)
         if (Cause.isInterruptedOnly(exit.cause)) return yield* Effect.interrupt
         if (Cause.isDie(exit.cause)) yield* Effect.logError("job failed unexpectedly", exit.cause)
         yield* jobs.fail(jobId, failureLine(exit.cause))
-      }).pipe(Effect.annotateLogs({ job_id: jobId }), Effect.withSpan("JobRunner.run", { attributes: { job_id: jobId } }))
+      }).pipe(
+        Effect.annotateLogs({ job_id: claimed.job_id }),
+        Effect.withSpan("JobRunner.run", { attributes: { job_id: claimed.job_id, attempt: claimed.attempts } })
+      )
 
-    const unfinished = yield* jobs.unfinished
-    if (unfinished.length > 0) yield* Effect.logInfo(`resuming ${unfinished.length} unfinished jobs`)
-    yield* Queue.offerAll(jobs.ready, unfinished)
-    // Jobs mostly wait on the provider: as many workers as sessions the provider may take at once.
-    for (let i = 0; i < Math.max(MIN_WORKERS, config.llm.concurrency); i++) {
-      yield* Effect.forkScoped(Effect.forever(Effect.flatMap(Queue.take(jobs.ready), run)))
-    }
+    /** Claims and runs jobs until none is left, waking another worker at each claim in case there are more. */
+    const drain = Effect.gen(function*() {
+      while (true) {
+        const claimed = yield* jobs.claimNext
+        if (claimed === undefined) return
+        yield* Queue.offer(jobs.wake, undefined)
+        yield* run(claimed)
+      }
+    }).pipe(Effect.catchAllCause((cause) =>
+      Cause.isInterruptedOnly(cause) ? Effect.failCause(cause) : Effect.logError("claiming or finishing a job failed; retrying at the next wake", cause)
+    ))
+
+    yield* Effect.addFinalizer(() =>
+      jobs.release.pipe(Effect.catchAllCause((cause) => Effect.logWarning("running jobs could not be given up; they resume when their lease lapses", cause)))
+    )
+    for (let i = 0; i < jobs.workers; i++) yield* Effect.forkScoped(Effect.forever(Effect.zipRight(Queue.take(jobs.wake), drain)))
+    yield* Effect.forkScoped(Effect.forever(Effect.zipRight(Effect.sleep(POLL_INTERVAL), Queue.offer(jobs.wake, undefined))))
+    // Jobs left by a process that stopped are resumed at once.
+    yield* Queue.offer(jobs.wake, undefined)
   })
 )

@@ -1,5 +1,6 @@
 import { Clock, Effect, Option, Queue } from "effect"
 import * as NodeCrypto from "node:crypto"
+import * as NodeOs from "node:os"
 import { Job, type JobKind, type JobStatus } from "../../api/JobsApi.js"
 import { AppConfig } from "../../config/AppConfig.js"
 import { ControlStore } from "../../storage/ControlStore.js"
@@ -20,15 +21,27 @@ const toJob = (row: JobRow) =>
 
 const now = Effect.map(Clock.currentTimeMillis, utcTimestamp)
 
+/** Jobs run at once, at least; more when the provider may take more sessions at once. */
+const MIN_WORKERS = 4
+
+/** This process's workers, as job leases name them: readable by operators, unique across restarts. */
+const workerName = () => `${NodeOs.hostname()}:${process.pid}:${NodeCrypto.randomUUID().slice(0, 8)}`
+
 /**
  * Asynchronous jobs, persisted in the control plane with their payload before they are
- * acknowledged; the ids of runnable jobs wait in `ready` for the runner.
+ * acknowledged. Workers claim them from there, so any process on the same control plane may run
+ * any job; `wake` tells this process's idle workers that there may be one to claim.
  */
 export class Jobs extends Effect.Service<Jobs>()("Memory/Jobs", {
   effect: Effect.gen(function*() {
     const queries = (yield* ControlStore).jobs
-    const { jobRetentionMax } = yield* AppConfig
-    const ready = yield* Queue.unbounded<string>()
+    const { jobLeaseMs, jobRetentionMax } = yield* AppConfig
+    const { llm } = yield* AppConfig
+    // Jobs mostly wait on the provider: as many workers as sessions the provider may take at once.
+    const workers = Math.max(MIN_WORKERS, llm.concurrency)
+    // A wake-up beyond one per worker would find nothing more: each claim wakes the next worker.
+    const wake = yield* Queue.sliding<void>(workers)
+    const owner = workerName()
 
     const get = (jobId: string) =>
       Effect.map(queries.find(jobId), (row) => Option.map(Option.fromNullable(row), toJob)).pipe(
@@ -39,18 +52,21 @@ export class Jobs extends Effect.Service<Jobs>()("Memory/Jobs", {
       Effect.gen(function*() {
         const jobId = NodeCrypto.randomUUID().replaceAll("-", "")
         yield* queries.insert({ job_id: jobId, kind, user_id: userId, payload: JSON.stringify(payload), created_at: yield* now }, jobRetentionMax)
-        yield* Queue.offer(ready, jobId)
+        yield* Queue.offer(wake, undefined)
         return jobId
       }).pipe(Effect.withSpan("Jobs.submit", { attributes: { kind } }))
 
     return {
       get,
       submit,
-      ready,
-      claim: (jobId: string) => Effect.flatMap(now, (at) => queries.claim(jobId, at)),
-      succeed: (jobId: string, result: unknown) => Effect.flatMap(now, (at) => queries.succeed(jobId, result, at)),
-      fail: (jobId: string, error: string) => Effect.flatMap(now, (at) => queries.fail(jobId, error, at)),
-      unfinished: queries.unfinished,
+      wake,
+      workers,
+      leaseMs: jobLeaseMs,
+      claimNext: Effect.flatMap(now, (at) => queries.claimNext(owner, jobLeaseMs, at)),
+      renew: (jobId: string) => queries.renew(jobId, owner, jobLeaseMs),
+      succeed: (jobId: string, result: unknown) => Effect.flatMap(now, (at) => queries.succeed(jobId, owner, result, at)),
+      fail: (jobId: string, error: string) => Effect.flatMap(now, (at) => queries.fail(jobId, owner, error, at)),
+      release: queries.release(owner),
       countByStatus: queries.countByStatus
     } as const
   })

@@ -53,6 +53,14 @@ const MIGRATIONS: ReadonlyArray<{ readonly id: number; readonly name: string; re
     `CREATE TABLE request_log (id bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY, request_id text NOT NULL, method text NOT NULL, route text NOT NULL,
       status_code integer NOT NULL, latency_ms double precision NOT NULL, key_name text, created_at text NOT NULL)`
   ]
+}, {
+  id: 2,
+  name: "job_leases",
+  statements: [
+    // A running job belongs to its lease holder until the lease lapses, by the database's clock.
+    `ALTER TABLE jobs ADD COLUMN lease_owner text, ADD COLUMN lease_expires_at timestamptz`,
+    `CREATE INDEX jobs_unfinished ON jobs (created_at, seq) WHERE status IN ('pending', 'running')`
+  ]
 }]
 
 /** The newest migration this build knows. */

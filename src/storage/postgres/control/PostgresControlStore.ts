@@ -12,6 +12,9 @@ export const PostgresControlStoreLive = Layer.effect(
   Effect.gen(function*() {
     const sql = yield* PostgresDatabase
     const first = <A>(rows: ReadonlyArray<A>) => rows[0]
+    /** When a lease taken now ends, by the database's clock: replicas' clocks may disagree. */
+    const lapse = (leaseMs: number) => sql`now() + ${leaseMs}::double precision * interval '1 millisecond'`
+    const released = sql.literal("lease_owner = NULL, lease_expires_at = NULL")
     return {
       jobs: {
         find: (jobId) => sql<JobRow>`SELECT ${sql.literal(JOB_COLUMNS)} FROM jobs WHERE job_id = ${jobId}`.pipe(Effect.map(first), Effect.orDie),
@@ -23,22 +26,28 @@ export const PostgresControlStoreLive = Layer.effect(
                 SELECT job_id FROM jobs WHERE status IN ('succeeded', 'failed') ORDER BY created_at, seq
                 LIMIT greatest(0, (SELECT count(*) FROM jobs) - ${retain}))`
           })).pipe(Effect.orDie),
-        claim: (jobId, at) =>
+        claimNext: (owner, leaseMs, at) =>
           sql<ClaimedJob>`
-            UPDATE jobs SET status = 'running', started_at = ${at}, attempts = attempts + 1
-            WHERE job_id = ${jobId} AND status IN ('pending', 'running')
-            RETURNING job_id, kind, payload`.pipe(Effect.map(first), Effect.orDie),
-        succeed: (jobId, result, at) =>
-          sql`UPDATE jobs SET status = 'succeeded', result = ${JSON.stringify(result)}, error = NULL, finished_at = ${at} WHERE job_id = ${jobId}`
-            .pipe(Effect.asVoid, Effect.orDie),
-        fail: (jobId, error, at) =>
-          sql`UPDATE jobs SET status = 'failed', error = ${error}, finished_at = ${at} WHERE job_id = ${jobId}`.pipe(Effect.asVoid, Effect.orDie),
+            UPDATE jobs SET status = 'running', started_at = ${at}, attempts = attempts + 1,
+              lease_owner = ${owner}, lease_expires_at = ${lapse(leaseMs)}
+            WHERE job_id = (
+              SELECT job_id FROM jobs
+              WHERE status IN ('pending', 'running') AND (status = 'pending' OR lease_expires_at IS NULL OR lease_expires_at < now())
+              ORDER BY created_at, seq LIMIT 1 FOR UPDATE SKIP LOCKED)
+            RETURNING job_id, kind, payload, attempts`.pipe(Effect.map(first), Effect.orDie),
+        renew: (jobId, owner, leaseMs) =>
+          sql`UPDATE jobs SET lease_expires_at = ${lapse(leaseMs)} WHERE job_id = ${jobId} AND status = 'running' AND lease_owner = ${owner}
+              RETURNING job_id`.pipe(Effect.map((rows) => rows.length > 0), Effect.orDie),
+        succeed: (jobId, owner, result, at) =>
+          sql`UPDATE jobs SET status = 'succeeded', result = ${JSON.stringify(result)}, error = NULL, finished_at = ${at}, ${released}
+              WHERE job_id = ${jobId} AND status = 'running' AND lease_owner = ${owner}`.pipe(Effect.asVoid, Effect.orDie),
+        fail: (jobId, owner, error, at) =>
+          sql`UPDATE jobs SET status = 'failed', error = ${error}, finished_at = ${at}, ${released}
+              WHERE job_id = ${jobId} AND status = 'running' AND lease_owner = ${owner}`.pipe(Effect.asVoid, Effect.orDie),
+        release: (owner) =>
+          sql`UPDATE jobs SET ${released} WHERE status = 'running' AND lease_owner = ${owner}`.pipe(Effect.asVoid, Effect.orDie),
         countByStatus: sql<{ readonly status: string; readonly n: number }>`SELECT status, count(*) AS n FROM jobs GROUP BY status`.pipe(
           Effect.map((rows) => Object.fromEntries(rows.map((row) => [row.status, row.n]))),
-          Effect.orDie
-        ),
-        unfinished: sql<{ readonly job_id: string }>`SELECT job_id FROM jobs WHERE status IN ('pending', 'running') ORDER BY created_at, seq`.pipe(
-          Effect.map((rows) => rows.map((row) => row.job_id)),
           Effect.orDie
         )
       },

@@ -22,32 +22,35 @@ export const JobQueries = Effect.gen(function*() {
             LIMIT max(0, (SELECT count(*) FROM jobs) - ${retain}))`
       })).pipe(Effect.orDie),
 
-    /** Marks a pending (or, after a crash, running) job as running and hands back its payload, in one statement. */
-    claim: (jobId: string, at: string) =>
+    /** A running job is nobody's once its owner is not this process: one process holds a data root. */
+    claimNext: (owner: string, _leaseMs: number, at: string) =>
       sql<ClaimedJob>`
-        UPDATE jobs SET status = 'running', started_at = ${at}, attempts = attempts + 1
-        WHERE job_id = ${jobId} AND status IN ('pending', 'running')
-        RETURNING job_id, kind, payload`.pipe(Effect.map((rows) => rows[0]), Effect.orDie),
+        UPDATE jobs SET status = 'running', started_at = ${at}, attempts = attempts + 1, lease_owner = ${owner}
+        WHERE job_id = (
+          SELECT job_id FROM jobs
+          WHERE status IN ('pending', 'running') AND (status = 'pending' OR lease_owner IS NULL OR lease_owner <> ${owner})
+          ORDER BY created_at, rowid LIMIT 1)
+        RETURNING job_id, kind, payload, attempts`.pipe(Effect.map((rows) => rows[0]), Effect.orDie),
 
-    succeed: (jobId: string, result: unknown, at: string) =>
-      sql`UPDATE jobs SET status = 'succeeded', result = ${JSON.stringify(result)}, error = NULL, finished_at = ${at}
-          WHERE job_id = ${jobId}`.pipe(Effect.asVoid, Effect.orDie),
-
-    fail: (jobId: string, error: string, at: string) =>
-      sql`UPDATE jobs SET status = 'failed', error = ${error}, finished_at = ${at} WHERE job_id = ${jobId}`.pipe(
-        Effect.asVoid,
+    renew: (jobId: string, owner: string) =>
+      sql<{ readonly job_id: string }>`SELECT job_id FROM jobs WHERE job_id = ${jobId} AND status = 'running' AND lease_owner = ${owner}`.pipe(
+        Effect.map((rows) => rows.length > 0),
         Effect.orDie
       ),
 
+    succeed: (jobId: string, owner: string, result: unknown, at: string) =>
+      sql`UPDATE jobs SET status = 'succeeded', result = ${JSON.stringify(result)}, error = NULL, finished_at = ${at}, lease_owner = NULL
+          WHERE job_id = ${jobId} AND status = 'running' AND lease_owner = ${owner}`.pipe(Effect.asVoid, Effect.orDie),
+
+    fail: (jobId: string, owner: string, error: string, at: string) =>
+      sql`UPDATE jobs SET status = 'failed', error = ${error}, finished_at = ${at}, lease_owner = NULL
+          WHERE job_id = ${jobId} AND status = 'running' AND lease_owner = ${owner}`.pipe(Effect.asVoid, Effect.orDie),
+
+    release: (owner: string) =>
+      sql`UPDATE jobs SET lease_owner = NULL WHERE status = 'running' AND lease_owner = ${owner}`.pipe(Effect.asVoid, Effect.orDie),
+
     countByStatus: sql<{ readonly status: string; readonly n: number }>`SELECT status, count(*) AS n FROM jobs GROUP BY status`.pipe(
       Effect.map((rows) => Object.fromEntries(rows.map((row) => [row.status, row.n]))),
-      Effect.orDie
-    ),
-
-    /** Jobs a previous process accepted but did not finish, oldest first. */
-    unfinished: sql<{ readonly job_id: string }>`
-      SELECT job_id FROM jobs WHERE status IN ('pending', 'running') ORDER BY created_at, rowid`.pipe(
-      Effect.map((rows) => rows.map((row) => row.job_id)),
       Effect.orDie
     )
   }

@@ -48,7 +48,12 @@ export const controlMigrations = {
         count INTEGER NOT NULL,
         last_at TEXT
       )`
+  }),
+  "0002_job_leases": Effect.gen(function*() {
+    const sql = yield* SqlClient.SqlClient
+    // The worker holding a running job: one process holds a data root, so any other holder is gone.
+    yield* sql`ALTER TABLE jobs ADD COLUMN lease_owner TEXT`
   })
 }
 
-export const LATEST_CONTROL_MIGRATION = 1
+export const LATEST_CONTROL_MIGRATION = 2
