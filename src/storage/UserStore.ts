@@ -1,4 +1,4 @@
-import { Context, type Effect, type Either, type Option } from "effect"
+import { Context, type Effect, type Either, type Option, type Scope } from "effect"
 import type { InvalidScope, StoreUnavailable } from "../api/errors.js"
 import type { AuditContext } from "../domain/audit.js"
 import type {
@@ -187,6 +187,11 @@ export interface UserStoreOperations {
   readonly staleCount: (userId: string) => Op<number>
   /** An entity's current facts to profile it from, newest first, its own profiles left out. */
   readonly profileFacts: (userId: string, entityId: string) => Op<ReadonlyArray<FactRow>>
+  /**
+   * Takes the user's maintenance lock for the scope, if no run holds it in any process sharing
+   * the backend: false when one does. A process that dies gives its locks up.
+   */
+  readonly maintenanceLock: (userId: string) => Effect.Effect<boolean, StoreError, Scope.Scope>
 
   /** Every user with data, for operators. */
   readonly inventory: Effect.Effect<UserInventory>

@@ -92,4 +92,19 @@ export const graphContract = (backend: StorageBackend) =>
         expect(yield* store.settleProfile("alice", { entity: kiwi!, profile: undefined, audit: AUDIT })).toEqual({ written: false, superseded: false })
         expect(yield* store.staleEntities("alice", "fifo", 10)).toEqual([])
       })))
+
+    it.scoped("a user's maintenance lock is held by one run at a time, per user, until its scope closes", () =>
+      run(Effect.gen(function*() {
+        const store = yield* UserStore
+        const heldWhileFirstRuns = yield* Effect.scoped(Effect.gen(function*() {
+          expect(yield* store.maintenanceLock("alice")).toBe(true)
+          return {
+            again: yield* Effect.scoped(store.maintenanceLock("alice")),
+            otherUser: yield* Effect.scoped(store.maintenanceLock("bob"))
+          }
+        }))
+        expect(heldWhileFirstRuns).toEqual({ again: false, otherUser: true })
+        expect(yield* Effect.scoped(store.maintenanceLock("alice"))).toBe(true)
+        expect(yield* Effect.flip(Effect.scoped(store.maintenanceLock("../x")))).toMatchObject({ _tag: "InvalidScope" })
+      })))
   })

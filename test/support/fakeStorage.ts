@@ -29,6 +29,7 @@ export const fakeUserStore = (implemented: Partial<UserStoreOperations>) =>
     staleEntities: unimplemented("staleEntities"),
     staleCount: unimplemented("staleCount"),
     profileFacts: unimplemented("profileFacts"),
+    maintenanceLock: unimplemented("maintenanceLock"),
     inventory: missing("inventory"),
     openStores: missing("openStores"),
     ...implemented

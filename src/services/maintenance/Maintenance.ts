@@ -49,8 +49,6 @@ export class Maintenance extends Effect.Service<Maintenance>()("Memory/Maintenan
     const store = yield* UserStore
     const llm = yield* LlmProvider
     const jobs = yield* Jobs
-    // One process serves a data root, so a user's run can be held in memory.
-    const running = new Set<string>()
 
     /** A profile for an entity from its current facts; none when it has no current facts. */
     const profileOf = (entity: StaleEntity, facts: ReadonlyArray<FactRow>) =>
@@ -155,7 +153,9 @@ export class Maintenance extends Effect.Service<Maintenance>()("Memory/Maintenan
     const dream = (request: DreamRequest, audit: AuditContext) =>
       Effect.gen(function*() {
         const userId = yield* dreamer(request)
-        if (running.has(userId)) {
+        return yield* Effect.scoped(Effect.gen(function*() {
+          // One run a user at a time, across every process on the same storage.
+          if (yield* store.maintenanceLock(userId)) return yield* run(userId, request, audit)
           return new DreamResult({
             user_id: userId,
             status: "already_running",
@@ -165,9 +165,7 @@ export class Maintenance extends Effect.Service<Maintenance>()("Memory/Maintenan
             cancelled: false,
             remaining_stale: yield* store.staleCount(userId)
           })
-        }
-        running.add(userId)
-        return yield* run(userId, request, audit).pipe(Effect.ensuring(Effect.sync(() => running.delete(userId))))
+        }))
       }).pipe(Effect.withSpan("Maintenance.dream"))
 
     return {

@@ -1,6 +1,7 @@
 import type { SqlClient, SqlError } from "@effect/sql"
 import { Effect, Layer, Option } from "effect"
 import { AppConfig } from "../../config/AppConfig.js"
+import { validateUserId } from "../../domain/userId.js"
 import { type StoreError, UserStore, type UserStoreOperations } from "../UserStore.js"
 import { DataRootLock } from "./DataRootLock.js"
 import { userInventory } from "./inventory.js"
@@ -31,6 +32,8 @@ export const SqliteUserStoreLive = Layer.effect(
     yield* DataRootLock
     const { dataRoot } = yield* AppConfig
     const stores = yield* StoreCache
+    // One process holds the data root: its own runs are all there are.
+    const maintaining = new Set<string>()
 
     /** Runs on the user's store if it exists; `absent` otherwise (a read never creates a store). */
     const read = <A>(name: string, userId: string, use: Use<A>, absent: () => A): Effect.Effect<A, StoreError> =>
@@ -78,6 +81,12 @@ export const SqliteUserStoreLive = Layer.effect(
       staleEntities: (userId, order, limit) => read("staleEntities", userId, (sql) => ProfileQueries(sql).stale(order, limit), () => []),
       staleCount: (userId) => read("staleCount", userId, (sql) => ProfileQueries(sql).staleCount, () => 0),
       profileFacts: (userId, entityId) => read("profileFacts", userId, (sql) => ProfileQueries(sql).currentFacts(entityId), () => []),
+      maintenanceLock: (userId) =>
+        Effect.flatMap(validateUserId(userId), (valid) =>
+          Effect.acquireRelease(
+            Effect.sync(() => !maintaining.has(valid) && maintaining.add(valid).has(valid)),
+            (held) => held ? Effect.sync(() => maintaining.delete(valid)) : Effect.void
+          )),
 
       inventory: Effect.sync(() => userInventory(dataRoot)).pipe(Effect.withSpan("UserStore.inventory")),
       openStores: stores.openCount

@@ -7,6 +7,7 @@ import { UserGraph } from "./graph.js"
 import { UserReads } from "./reads.js"
 import { UserRecall } from "./recall.js"
 import { archiveAllMemories, archiveMemory, correctMemory, ingestSession, purgeMemory, settleProfile } from "./units.js"
+import { maintenanceLock } from "./maintenanceLock.js"
 import { clock, UserWrites } from "./writes.js"
 
 /** The tables that hold a user's data, each keyed by user_id first. */
@@ -21,7 +22,7 @@ export const PostgresUserStoreLive = Layer.effect(
   Effect.gen(function*() {
     const sql = yield* PostgresDatabase
 
-    const run = <A>(name: string, userId: string, use: (userId: string) => Effect.Effect<A, SqlError.SqlError>): Effect.Effect<A, StoreError> =>
+    const run = <A, R>(name: string, userId: string, use: (userId: string) => Effect.Effect<A, SqlError.SqlError, R>): Effect.Effect<A, StoreError, R> =>
       Effect.flatMap(validateUserId(userId), use).pipe(Effect.catchTag("SqlError", unavailableOrDefect), Effect.withSpan(`UserStore.${name}`))
 
     const known = (userId: string) =>
@@ -70,6 +71,7 @@ export const PostgresUserStoreLive = Layer.effect(
       staleEntities: (userId, order, limit) => run("staleEntities", userId, () => UserReads(sql, userId).staleEntities(order, limit)),
       staleCount: (userId) => run("staleCount", userId, () => UserReads(sql, userId).staleCount),
       profileFacts: (userId, entityId) => run("profileFacts", userId, () => UserReads(sql, userId).profileFacts(entityId)),
+      maintenanceLock: (userId) => run("maintenanceLock", userId, () => maintenanceLock(sql, userId)),
 
       inventory: Effect.gen(function*() {
         const users = yield* sql<{ readonly user_id: string; readonly bytes: number }>`
