@@ -2,6 +2,7 @@ import { describe, expect, it } from "@effect/vitest"
 import Database from "better-sqlite3"
 import { Effect } from "effect"
 import * as NodePath from "node:path"
+import { LATEST_CONTROL_MIGRATION } from "../src/storage/sqlite/control/migrations.js"
 import { jsonLines, runToExit, startProcess } from "./support/processes.js"
 import { API_KEY, apiClient, authHeaders, rawFetch, startServer, tempDataRoot } from "./support/server.js"
 
@@ -40,7 +41,7 @@ describe("control plane", () => {
     db.close()
     const run = await runToExit({ SERVICE_API_KEY: API_KEY, SERVICE_DATA_ROOT: dataRoot })
     expect(run.code).not.toBe(0)
-    expect(jsonLines(run.stderr).at(-1)).toMatchObject({ code: "control_schema_newer", details: { found: 99, supported: 1 } })
+    expect(jsonLines(run.stderr).at(-1)).toMatchObject({ code: "control_schema_newer", details: { found: 99, supported: LATEST_CONTROL_MIGRATION } })
   })
 })
 

@@ -39,7 +39,7 @@ describe("OpenAPI and /docs", () => {
         "/v1/usage"
       ])
       const getJob = document.paths["/v1/jobs/{job_id}"]!.get!
-      expect(Object.keys(getJob.responses).sort()).toEqual(["200", "401", "404", "413", "422", "500"])
+      expect(Object.keys(getJob.responses).sort()).toEqual(["200", "401", "404", "413", "422", "500", "503"])
       expect(getJob.security).toEqual([{ bearer: [] }, { apiKey: [] }])
       expect(document.paths["/health"]!.get!.security).toEqual([])
       const add = document.paths["/v1/memories"]!.post!

@@ -1,30 +1,57 @@
 import { expect, it } from "@effect/vitest"
+import Pg from "pg"
 import { createDatabase, startCluster } from "../scripts/postgres/cluster.js"
 import { startProcess } from "./support/processes.js"
 import { tempDataRoot } from "./support/server.js"
 
 const HEADERS = { authorization: "Bearer k", "content-type": "application/json" }
 
-const search = (base: string) =>
-  fetch(`${base}/v1/search`, { method: "POST", headers: HEADERS, body: JSON.stringify({ user_id: "alice", query: "beagle" }) })
+const search = (base: string, headers: Record<string, string> = HEADERS) =>
+  fetch(`${base}/v1/search`, { method: "POST", headers, body: JSON.stringify({ user_id: "alice", query: "beagle" }) })
 
-it("PostgreSQL stopped under a running service: 503 in the envelope, never a hang; back without restarting the service", async () => {
+const addBeagle = (base: string) =>
+  fetch(`${base}/v1/memories`, {
+    method: "POST",
+    headers: HEADERS,
+    body: JSON.stringify({ user_id: "alice", messages: [{ role: "user", content: "I adopted a beagle" }], infer: false, async_mode: false })
+  })
+
+const unavailable = { code: "vector_store_unavailable", details: { cause: "database_unreachable" } }
+
+it("PostgreSQL stopped under a running service: 503 in the envelope on every route that needs it, never a hang; back without restarting the service", async () => {
   const cluster = await startCluster({ fsync: false })
   const service = await startProcess({ SERVICE_API_KEY: "k", SERVICE_DATA_ROOT: tempDataRoot(), SERVICE_DATABASE_URL: await createDatabase(cluster.url) })
   try {
     const base = `http://127.0.0.1:${service.port}`
-    const added = await fetch(`${base}/v1/memories`, {
+    expect((await addBeagle(base)).status).toBe(200)
+    const minted = await (await fetch(`${base}/v1/admin/keys`, { method: "POST", headers: HEADERS, body: JSON.stringify({ name: "ci" }) })).json() as {
+      api_key: string
+    }
+    const namedKey = { authorization: `Bearer ${minted.api_key}`, "content-type": "application/json" }
+    const accepted = await (await fetch(`${base}/v1/memories`, {
       method: "POST",
       headers: HEADERS,
-      body: JSON.stringify({ user_id: "alice", messages: [{ role: "user", content: "I adopted a beagle" }], infer: false, async_mode: false })
-    })
-    expect(added.status).toBe(200)
+      body: JSON.stringify({ user_id: "alice", messages: [{ role: "user", content: "I walk him daily" }], infer: false, async_mode: true })
+    })).json() as { job_id: string }
+
     cluster.halt()
     const started = Date.now()
-    const refused = await search(base)
-    expect(Date.now() - started).toBeLessThan(10_000)
-    expect(refused.status).toBe(503)
-    expect(await refused.json()).toMatchObject({ code: "vector_store_unavailable", details: { cause: "database_unreachable" } })
+    const refused = [
+      await search(base),
+      // A named key can be neither accepted nor refused while the control plane is down.
+      await search(base, namedKey),
+      await fetch(`${base}/v1/jobs/${accepted.job_id}`, { headers: HEADERS }),
+      await fetch(`${base}/v1/admin/keys`, { headers: HEADERS }),
+      await fetch(`${base}/v1/admin/stats`, { headers: HEADERS }),
+      await addBeagle(base)
+    ]
+    expect(Date.now() - started).toBeLessThan(30_000)
+    for (const response of refused) {
+      expect(response.status).toBe(503)
+      expect(await response.json()).toMatchObject(unavailable)
+    }
+    expect((await fetch(`${base}/health`)).status).toBe(200)
+
     cluster.start()
     let status = 0
     for (let attempt = 0; attempt < 40 && status !== 200; attempt++) {
@@ -32,11 +59,42 @@ it("PostgreSQL stopped under a running service: 503 in the envelope, never a han
       if (status !== 200) await new Promise((resolve) => setTimeout(resolve, 250))
     }
     expect(status).toBe(200)
-    const hits = (await (await search(base)).json() as { hits: Array<{ content: string }> }).hits
-    expect(hits.map((hit) => hit.content)).toEqual(["I adopted a beagle"])
+    const hits = (await (await search(base, namedKey)).json() as { hits: Array<{ content: string }> }).hits
+    expect(hits.map((hit) => hit.content)).toContain("I adopted a beagle")
+    expect((await fetch(`${base}/v1/jobs/${accepted.job_id}`, { headers: HEADERS })).status).toBe(200)
   } finally {
     service.child.kill("SIGTERM")
     await service.exited
     cluster.stop()
   }
-}, 60_000)
+}, 90_000)
+
+it("every pooled connection held by slow statements: a request waiting for one gets 503 after a bounded wait, and the next one, once they are free, 200", async () => {
+  const cluster = await startCluster({ fsync: false })
+  const url = await createDatabase(cluster.url)
+  const service = await startProcess({ SERVICE_API_KEY: "k", SERVICE_DATA_ROOT: tempDataRoot(), SERVICE_DATABASE_URL: url, SERVICE_DATABASE_POOL_MAX: "1" })
+  const blocker = new Pg.Client({ connectionString: url })
+  try {
+    const base = `http://127.0.0.1:${service.port}`
+    expect((await addBeagle(base)).status).toBe(200)
+    await blocker.connect()
+    await blocker.query("BEGIN")
+    await blocker.query("LOCK TABLE users IN ACCESS EXCLUSIVE MODE")
+    // The first request takes the only connection and waits on the lock; the second waits for the pool.
+    const slow = search(base)
+    await new Promise((resolve) => setTimeout(resolve, 300))
+    const started = Date.now()
+    const waiting = await search(base)
+    expect(Date.now() - started).toBeLessThan(20_000)
+    expect(waiting.status).toBe(503)
+    expect(await waiting.json()).toMatchObject({ code: "vector_store_unavailable" })
+    await blocker.query("ROLLBACK")
+    expect((await slow).status).toBe(200)
+    expect((await search(base)).status).toBe(200)
+  } finally {
+    await blocker.end()
+    service.child.kill("SIGTERM")
+    await service.exited
+    cluster.stop()
+  }
+}, 90_000)

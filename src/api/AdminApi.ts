@@ -1,7 +1,7 @@
 import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "@effect/platform"
 import { Schema } from "effect"
 import { Authentication } from "./Authentication.js"
-import { NotFoundWire } from "./errors.js"
+import { NotFoundWire, StoreUnavailableWire } from "./errors.js"
 import { pagingParams, QueryBoolean } from "./validation.js"
 
 export class ConfigView extends Schema.Class<ConfigView>("ConfigView")({
@@ -123,5 +123,6 @@ export class AdminApi extends HttpApiGroup.make("admin")
       .addSuccess(StatsView)
       .annotate(OpenApi.Summary, "Disk and workload shape: users, store sizes, jobs by status, memories by status, open stores")
   )
+  .addError(StoreUnavailableWire)
   .middleware(Authentication) {}
 

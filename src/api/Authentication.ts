@@ -1,6 +1,6 @@
 import { HttpApiMiddleware, HttpApiSecurity } from "@effect/platform"
-import { Context } from "effect"
-import { UnauthorizedWire } from "./errors.js"
+import { Context, Schema } from "effect"
+import { StoreUnavailableWire, UnauthorizedWire } from "./errors.js"
 
 /** Who made the request: `bootstrap`, a named key's name, or `anonymous` when auth is off. */
 export class Caller extends Context.Tag("Memory/Caller")<Caller, { readonly name: string }>() {}
@@ -11,7 +11,8 @@ export class Caller extends Context.Tag("Memory/Caller")<Caller, { readonly name
  * by a right X-API-Key.
  */
 export class Authentication extends HttpApiMiddleware.Tag<Authentication>()("Memory/Authentication", {
-  failure: UnauthorizedWire,
+  // Named keys live in the control plane: while it cannot be reached, a key is neither accepted nor refused.
+  failure: Schema.Union(UnauthorizedWire, StoreUnavailableWire),
   provides: Caller,
   security: {
     bearer: HttpApiSecurity.bearer,

@@ -1,7 +1,7 @@
 import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "@effect/platform"
 import { Schema } from "effect"
 import { Authentication } from "./Authentication.js"
-import { NotFoundWire } from "./errors.js"
+import { NotFoundWire, StoreUnavailableWire } from "./errors.js"
 
 export const JobStatus = Schema.Literal("pending", "running", "succeeded", "failed")
 export type JobStatus = typeof JobStatus.Type
@@ -33,5 +33,6 @@ export class JobsApi extends HttpApiGroup.make("jobs")
       .addSuccess(Job)
       .addError(NotFoundWire)
       .annotate(OpenApi.Summary, "Status of an asynchronous job; found across restarts until pruned by retention")
+      .addError(StoreUnavailableWire)
   )
   .middleware(Authentication) {}

@@ -1,54 +1,58 @@
 import { Context, type Effect } from "effect"
+import type { StoreUnavailable } from "../api/errors.js"
 import type { ApiKeyRow, ClaimedJob, JobRow, LockContention, Page, RequestLogRow } from "../domain/records.js"
 
 /**
  * The control plane of a deployment, in the domain's words: jobs, named keys, the request log
- * and refused starts. Kept apart from users' data. Infrastructure failures are defects.
+ * and refused starts. Kept apart from users' data. A backend that cannot be reached fails with
+ * `StoreUnavailable`; any other infrastructure failure is a defect.
  */
+type Op<A> = Effect.Effect<A, StoreUnavailable>
+
 export interface ControlStoreOperations {
   readonly jobs: {
-    readonly find: (jobId: string) => Effect.Effect<JobRow | undefined>
+    readonly find: (jobId: string) => Op<JobRow | undefined>
     /** Inserts a pending job and prunes the oldest finished ones beyond `retain`, as one unit. */
     readonly insert: (
       job: { readonly job_id: string; readonly kind: string; readonly user_id: string; readonly payload: string; readonly created_at: string },
       retain: number
-    ) => Effect.Effect<void>
+    ) => Op<void>
     /**
      * Hands the oldest job no live worker holds (pending, or running for a worker that is gone) to
      * `owner` under a lease of `leaseMs`, in one statement: two workers never claim the same job.
      * A backend shared by processes counts a worker as gone when its lease lapsed; one held by a
      * single process, when it is not this process's.
      */
-    readonly claimNext: (owner: string, leaseMs: number, at: string) => Effect.Effect<ClaimedJob | undefined>
+    readonly claimNext: (owner: string, leaseMs: number, at: string) => Op<ClaimedJob | undefined>
     /** Extends `owner`'s lease on a running job; false when the job is no longer `owner`'s. */
-    readonly renew: (jobId: string, owner: string, leaseMs: number) => Effect.Effect<boolean>
+    readonly renew: (jobId: string, owner: string, leaseMs: number) => Op<boolean>
     /** Finishes a job `owner` still holds; a worker that lost its job finishes nothing. */
-    readonly succeed: (jobId: string, owner: string, result: unknown, at: string) => Effect.Effect<void>
-    readonly fail: (jobId: string, owner: string, error: string, at: string) => Effect.Effect<void>
+    readonly succeed: (jobId: string, owner: string, result: unknown, at: string) => Op<void>
+    readonly fail: (jobId: string, owner: string, error: string, at: string) => Op<void>
     /** Gives up `owner`'s running jobs (at shutdown), so that any worker may take them at once. */
-    readonly release: (owner: string) => Effect.Effect<void>
-    readonly countByStatus: Effect.Effect<Record<string, number>>
+    readonly release: (owner: string) => Op<void>
+    readonly countByStatus: Op<Record<string, number>>
   }
   readonly apiKeys: {
-    readonly insert: (row: ApiKeyRow & { readonly key_hash: string }) => Effect.Effect<void>
-    readonly list: (includeRevoked: boolean) => Effect.Effect<ReadonlyArray<ApiKeyRow>>
-    readonly findActiveByHash: (keyHash: string) => Effect.Effect<ApiKeyRow | undefined>
+    readonly insert: (row: ApiKeyRow & { readonly key_hash: string }) => Op<void>
+    readonly list: (includeRevoked: boolean) => Op<ReadonlyArray<ApiKeyRow>>
+    readonly findActiveByHash: (keyHash: string) => Op<ApiKeyRow | undefined>
     /** Marks use, unless it was marked after `staleBefore`: authentication rarely writes. */
-    readonly touch: (id: string, at: string, staleBefore: string) => Effect.Effect<void>
+    readonly touch: (id: string, at: string, staleBefore: string) => Op<void>
     /** Revokes once (a repeated revoke keeps the first time); the key as it is now, none when unknown. */
-    readonly revoke: (id: string, at: string) => Effect.Effect<ApiKeyRow | undefined>
-    readonly countActive: Effect.Effect<number>
+    readonly revoke: (id: string, at: string) => Op<ApiKeyRow | undefined>
+    readonly countActive: Op<number>
   }
   readonly requestLog: {
     /** Appends a row and drops the oldest beyond `keep`, as one unit. */
-    readonly append: (row: RequestLogRow, keep: number) => Effect.Effect<void>
+    readonly append: (row: RequestLogRow, keep: number) => Op<void>
     /** Newest first. */
-    readonly page: (offset: number, limit: number) => Effect.Effect<Page<RequestLogRow>>
+    readonly page: (offset: number, limit: number) => Op<Page<RequestLogRow>>
   }
   /** Starts refused because another process held the deployment's lock. */
-  readonly lockContention: Effect.Effect<LockContention>
+  readonly lockContention: Op<LockContention>
   /** What the control plane takes on disk, for operators. */
-  readonly sizeBytes: Effect.Effect<number>
+  readonly sizeBytes: Op<number>
 }
 
 /** The storage of the control plane: one port, one adapter per backend. */

@@ -194,7 +194,7 @@ export interface UserStoreOperations {
   readonly maintenanceLock: (userId: string) => Effect.Effect<boolean, StoreError, Scope.Scope>
 
   /** Every user with data, for operators. */
-  readonly inventory: Effect.Effect<UserInventory>
+  readonly inventory: Effect.Effect<UserInventory, StoreUnavailable>
   /** User stores held open now (a backend without per-user stores reports 0). */
   readonly openStores: Effect.Effect<number>
 }

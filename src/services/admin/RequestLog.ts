@@ -22,7 +22,10 @@ export class RequestLog extends Effect.Service<RequestLog>()("Memory/RequestLog"
         if (requestLogMax === 0 || (entry.status_code < 400 && QUIET(entry.path))) return
         const { path: _path, ...row } = entry
         yield* queries.append({ ...row, created_at: utcTimestamp(yield* Clock.currentTimeMillis) }, requestLogMax)
-      })
+      }).pipe(
+        // The request is answered already: a row the control plane cannot take now is only noted.
+        Effect.catchTag("StoreUnavailable", (error) => Effect.logWarning(`request log row not kept: ${error.message}`))
+      )
 
     return { record, page: queries.page } as const
   })

@@ -48,6 +48,9 @@ export const unavailableOrDefect = (error: SqlError.SqlError) =>
     )
     : Effect.die(error)
 
+/** A statement whose unreachable database is `StoreUnavailable`, any other failure a defect. */
+export const orUnavailable = <A, R>(statement: Effect.Effect<A, SqlError.SqlError, R>) => Effect.catchTag(statement, "SqlError", unavailableOrDefect)
+
 export const postgresDatabase = (options: { readonly url: Redacted.Redacted; readonly poolMax: number }) =>
   Layer.scoped(
     PostgresDatabase,

@@ -1,12 +1,12 @@
 import { Effect, Layer } from "effect"
 import type { ApiKeyRow, ClaimedJob, JobRow, RequestLogRow } from "../../../domain/records.js"
 import { ControlStore } from "../../ControlStore.js"
-import { PostgresDatabase } from "../database.js"
+import { orUnavailable, PostgresDatabase } from "../database.js"
 
 const JOB_COLUMNS = "job_id, kind, status, user_id, result, error, created_at, finished_at"
 const KEY_COLUMNS = "id, name, prefix, created_at, last_used_at, revoked_at"
 
-/** The control plane in the deployment's PostgreSQL database; infrastructure failures are defects. */
+/** The control plane in the deployment's PostgreSQL database: an unreachable database is `StoreUnavailable`, any other failure a defect. */
 export const PostgresControlStoreLive = Layer.effect(
   ControlStore,
   Effect.gen(function*() {
@@ -17,7 +17,7 @@ export const PostgresControlStoreLive = Layer.effect(
     const released = sql.literal("lease_owner = NULL, lease_expires_at = NULL")
     return {
       jobs: {
-        find: (jobId) => sql<JobRow>`SELECT ${sql.literal(JOB_COLUMNS)} FROM jobs WHERE job_id = ${jobId}`.pipe(Effect.map(first), Effect.orDie),
+        find: (jobId) => sql<JobRow>`SELECT ${sql.literal(JOB_COLUMNS)} FROM jobs WHERE job_id = ${jobId}`.pipe(Effect.map(first), orUnavailable),
         insert: (job, retain) =>
           sql.withTransaction(Effect.gen(function*() {
             yield* sql`INSERT INTO jobs ${sql.insert({ ...job, status: "pending" })}`
@@ -25,7 +25,7 @@ export const PostgresControlStoreLive = Layer.effect(
               DELETE FROM jobs WHERE job_id IN (
                 SELECT job_id FROM jobs WHERE status IN ('succeeded', 'failed') ORDER BY created_at, seq
                 LIMIT greatest(0, (SELECT count(*) FROM jobs) - ${retain}))`
-          })).pipe(Effect.orDie),
+          })).pipe(orUnavailable),
         claimNext: (owner, leaseMs, at) =>
           sql<ClaimedJob>`
             UPDATE jobs SET status = 'running', started_at = ${at}, attempts = attempts + 1,
@@ -34,47 +34,47 @@ export const PostgresControlStoreLive = Layer.effect(
               SELECT job_id FROM jobs
               WHERE status IN ('pending', 'running') AND (status = 'pending' OR lease_expires_at IS NULL OR lease_expires_at < now())
               ORDER BY created_at, seq LIMIT 1 FOR UPDATE SKIP LOCKED)
-            RETURNING job_id, kind, payload, attempts`.pipe(Effect.map(first), Effect.orDie),
+            RETURNING job_id, kind, payload, attempts`.pipe(Effect.map(first), orUnavailable),
         renew: (jobId, owner, leaseMs) =>
           sql`UPDATE jobs SET lease_expires_at = ${lapse(leaseMs)} WHERE job_id = ${jobId} AND status = 'running' AND lease_owner = ${owner}
-              RETURNING job_id`.pipe(Effect.map((rows) => rows.length > 0), Effect.orDie),
+              RETURNING job_id`.pipe(Effect.map((rows) => rows.length > 0), orUnavailable),
         succeed: (jobId, owner, result, at) =>
           sql`UPDATE jobs SET status = 'succeeded', result = ${JSON.stringify(result)}, error = NULL, finished_at = ${at}, ${released}
-              WHERE job_id = ${jobId} AND status = 'running' AND lease_owner = ${owner}`.pipe(Effect.asVoid, Effect.orDie),
+              WHERE job_id = ${jobId} AND status = 'running' AND lease_owner = ${owner}`.pipe(Effect.asVoid, orUnavailable),
         fail: (jobId, owner, error, at) =>
           sql`UPDATE jobs SET status = 'failed', error = ${error}, finished_at = ${at}, ${released}
-              WHERE job_id = ${jobId} AND status = 'running' AND lease_owner = ${owner}`.pipe(Effect.asVoid, Effect.orDie),
+              WHERE job_id = ${jobId} AND status = 'running' AND lease_owner = ${owner}`.pipe(Effect.asVoid, orUnavailable),
         release: (owner) =>
-          sql`UPDATE jobs SET ${released} WHERE status = 'running' AND lease_owner = ${owner}`.pipe(Effect.asVoid, Effect.orDie),
+          sql`UPDATE jobs SET ${released} WHERE status = 'running' AND lease_owner = ${owner}`.pipe(Effect.asVoid, orUnavailable),
         countByStatus: sql<{ readonly status: string; readonly n: number }>`SELECT status, count(*) AS n FROM jobs GROUP BY status`.pipe(
           Effect.map((rows) => Object.fromEntries(rows.map((row) => [row.status, row.n]))),
-          Effect.orDie
+          orUnavailable
         )
       },
       apiKeys: {
-        insert: (row) => sql`INSERT INTO api_keys ${sql.insert({ ...row })}`.pipe(Effect.asVoid, Effect.orDie),
+        insert: (row) => sql`INSERT INTO api_keys ${sql.insert({ ...row })}`.pipe(Effect.asVoid, orUnavailable),
         list: (includeRevoked) =>
           (includeRevoked
             ? sql<ApiKeyRow>`SELECT ${sql.literal(KEY_COLUMNS)} FROM api_keys ORDER BY created_at, seq`
-            : sql<ApiKeyRow>`SELECT ${sql.literal(KEY_COLUMNS)} FROM api_keys WHERE revoked_at IS NULL ORDER BY created_at, seq`).pipe(Effect.orDie),
+            : sql<ApiKeyRow>`SELECT ${sql.literal(KEY_COLUMNS)} FROM api_keys WHERE revoked_at IS NULL ORDER BY created_at, seq`).pipe(orUnavailable),
         findActiveByHash: (keyHash) =>
           sql<ApiKeyRow>`SELECT ${sql.literal(KEY_COLUMNS)} FROM api_keys WHERE key_hash = ${keyHash} AND revoked_at IS NULL`.pipe(
             Effect.map(first),
-            Effect.orDie
+            orUnavailable
           ),
         touch: (id, at, staleBefore) =>
           sql`UPDATE api_keys SET last_used_at = ${at} WHERE id = ${id} AND (last_used_at IS NULL OR last_used_at < ${staleBefore})`.pipe(
             Effect.asVoid,
-            Effect.orDie
+            orUnavailable
           ),
         revoke: (id, at) =>
           sql.withTransaction(Effect.gen(function*() {
             yield* sql`UPDATE api_keys SET revoked_at = ${at} WHERE id = ${id} AND revoked_at IS NULL`
             return first(yield* sql<ApiKeyRow>`SELECT ${sql.literal(KEY_COLUMNS)} FROM api_keys WHERE id = ${id}`)
-          })).pipe(Effect.orDie),
+          })).pipe(orUnavailable),
         countActive: sql<{ readonly n: number }>`SELECT count(*) AS n FROM api_keys WHERE revoked_at IS NULL`.pipe(
           Effect.map((rows) => rows[0]?.n ?? 0),
-          Effect.orDie
+          orUnavailable
         )
       },
       requestLog: {
@@ -82,20 +82,20 @@ export const PostgresControlStoreLive = Layer.effect(
           sql.withTransaction(Effect.gen(function*() {
             yield* sql`INSERT INTO request_log ${sql.insert({ ...row })}`
             yield* sql`DELETE FROM request_log WHERE id <= (SELECT max(id) FROM request_log) - ${keep}`
-          })).pipe(Effect.orDie),
+          })).pipe(orUnavailable),
         page: (offset, limit) =>
           Effect.all({
             rows: sql<RequestLogRow>`
               SELECT request_id, method, route, status_code, latency_ms, key_name, created_at
               FROM request_log ORDER BY id DESC LIMIT ${limit} OFFSET ${offset}`,
             total: Effect.map(sql<{ readonly n: number }>`SELECT count(*) AS n FROM request_log`, (rows) => rows[0]?.n ?? 0)
-          }).pipe(Effect.orDie)
+          }).pipe(orUnavailable)
       },
       // Replicas share the database: no process holds a lock another could be refused.
       lockContention: Effect.succeed({ count: 0, last: null }),
       sizeBytes: sql<{ readonly bytes: number }>`
         SELECT coalesce(sum(pg_total_relation_size(c.oid)), 0)::bigint AS bytes FROM pg_class c
-        WHERE c.relname IN ('jobs', 'api_keys', 'request_log') AND c.relkind = 'r'`.pipe(Effect.map((rows) => rows[0]?.bytes ?? 0), Effect.orDie)
+        WHERE c.relname IN ('jobs', 'api_keys', 'request_log') AND c.relkind = 'r'`.pipe(Effect.map((rows) => rows[0]?.bytes ?? 0), orUnavailable)
     }
   })
 )

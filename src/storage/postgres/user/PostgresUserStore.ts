@@ -2,7 +2,7 @@ import type { SqlError } from "@effect/sql"
 import { Effect, Layer, Option } from "effect"
 import { validateUserId } from "../../../domain/userId.js"
 import { type StoreError, UserStore, type UserStoreOperations } from "../../UserStore.js"
-import { PostgresDatabase, unavailableOrDefect } from "../database.js"
+import { orUnavailable, PostgresDatabase } from "../database.js"
 import { UserGraph } from "./graph.js"
 import { UserReads } from "./reads.js"
 import { UserRecall } from "./recall.js"
@@ -23,7 +23,7 @@ export const PostgresUserStoreLive = Layer.effect(
     const sql = yield* PostgresDatabase
 
     const run = <A, R>(name: string, userId: string, use: (userId: string) => Effect.Effect<A, SqlError.SqlError, R>): Effect.Effect<A, StoreError, R> =>
-      Effect.flatMap(validateUserId(userId), use).pipe(Effect.catchTag("SqlError", unavailableOrDefect), Effect.withSpan(`UserStore.${name}`))
+      Effect.flatMap(validateUserId(userId), (valid) => orUnavailable(use(valid))).pipe(Effect.withSpan(`UserStore.${name}`))
 
     const known = (userId: string) =>
       Effect.map(sql<{ readonly user_id: string }>`SELECT user_id FROM users WHERE user_id = ${userId}`, (rows) => rows.length > 0)
@@ -73,14 +73,14 @@ export const PostgresUserStoreLive = Layer.effect(
       profileFacts: (userId, entityId) => run("profileFacts", userId, () => UserReads(sql, userId).profileFacts(entityId)),
       maintenanceLock: (userId) => run("maintenanceLock", userId, () => maintenanceLock(sql, userId)),
 
-      inventory: Effect.gen(function*() {
+      inventory: orUnavailable(Effect.gen(function*() {
         const users = yield* sql<{ readonly user_id: string; readonly bytes: number }>`
           SELECT u.user_id, coalesce((SELECT sum(octet_length(content) + octet_length(metadata)) FROM facts f WHERE f.user_id = u.user_id), 0)::bigint
             + coalesce((SELECT sum(octet_length(content)) FROM turns t WHERE t.user_id = u.user_id), 0)::bigint AS bytes
           FROM users u ORDER BY u.user_id`
         const statuses = yield* sql<{ readonly status: string; readonly n: number }>`SELECT status, count(*) AS n FROM facts GROUP BY status`
         return { users, memoriesByStatus: Object.fromEntries(statuses.map((row) => [row.status, row.n])) }
-      }).pipe(Effect.orDie, Effect.withSpan("UserStore.inventory")),
+      })).pipe(Effect.withSpan("UserStore.inventory")),
       openStores: Effect.succeed(0)
     } satisfies UserStoreOperations
   })
