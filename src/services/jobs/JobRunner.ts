@@ -43,8 +43,13 @@ export const JobRunnerLive = Layer.scopedDiscard(
     }
 
     /** Renews the job's lease every third of it; completes once the job is no longer this process's. */
-    const leaseLost = (jobId: string) =>
-      Effect.repeat(Effect.delay(jobs.renew(jobId), Duration.millis(jobs.leaseMs / 3)), { while: (held) => held })
+    const leaseLost = (jobId: string) => {
+      // While the control plane cannot be reached the job is taken as still held: its lease may lapse meanwhile.
+      const renew = jobs.renew(jobId).pipe(
+        Effect.catchTag("StoreUnavailable", (error) => Effect.as(Effect.logWarning(`job lease not renewed: ${error.message}`), true))
+      )
+      return Effect.repeat(Effect.delay(renew, Duration.millis(jobs.leaseMs / 3)), { while: (held) => held })
+    }
 
     const run = (claimed: ClaimedJob) =>
       Effect.gen(function*() {
@@ -74,9 +79,11 @@ export const JobRunnerLive = Layer.scopedDiscard(
         yield* Queue.offer(jobs.wake, undefined)
         yield* run(claimed)
       }
-    }).pipe(Effect.catchAllCause((cause) =>
-      Cause.isInterruptedOnly(cause) ? Effect.failCause(cause) : Effect.logError("claiming or finishing a job failed; retrying at the next wake", cause)
-    ))
+    }).pipe(Effect.catchAllCause((cause) => {
+      if (Cause.isInterruptedOnly(cause)) return Effect.failCause(cause)
+      const note = "claiming or finishing a job failed; retrying at the next wake"
+      return Cause.isDie(cause) ? Effect.logError(note, cause) : Effect.logWarning(note, cause)
+    }))
 
     yield* Effect.addFinalizer(() =>
       jobs.release.pipe(Effect.catchAllCause((cause) => Effect.logWarning("running jobs could not be given up; they resume when their lease lapses", cause)))
