@@ -66,8 +66,12 @@ describe("GET /v1/admin/config", () => {
         SERVICE_CORS_ORIGINS: "[\"https://a.example\"]"
       })
       const response = yield* rawFetch(`${baseUrl}/v1/admin/config`, { headers: authHeaders() })
+      const postgres = process.env.MEMORY_TEST_BACKEND === "postgres"
       expect(response.body).toMatchObject({
         data_root: dataRoot,
+        storage_backend: postgres ? "postgres" : "sqlite",
+        database_pool_max: postgres ? 10 : null,
+        job_lease_seconds: 30,
         auth: "enabled",
         api_key_set: true,
         llm_api_key_set: true,
@@ -80,5 +84,6 @@ describe("GET /v1/admin/config", () => {
       })
       expect(response.text).not.toContain("llm-secret-xyz")
       expect(response.text).not.toContain("test-bootstrap-key")
+      expect(response.text).not.toContain("postgres://")
     }))
 })

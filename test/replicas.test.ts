@@ -80,6 +80,10 @@ describe("replicas on one PostgreSQL database", () => {
     expect(await finishedJob(a!, accepted.body.job_id as string)).toMatchObject({ status: "succeeded" })
     const hits = (await call(a!, "POST", "/v1/search", { user_id: "alice", query: "bees" })).body.hits as Array<{ content: string }>
     expect(hits.map((hit) => hit.content)).toEqual(["I keep bees"])
+    const stats = (await call(b!, "GET", "/v1/admin/stats")).body
+    expect(stats).toMatchObject({ users: 1, open_stores: 0, jobs_by_status: { succeeded: 1 } })
+    expect(stats.largest_stores).toEqual([{ user_id: "alice", bytes: stats.stores_bytes }])
+    expect(stats.stores_bytes).toBeGreaterThan("I keep bees".length)
 
     expect((await call(b!, "DELETE", `/v1/admin/keys/${(minted.body.key as { id: string }).id}`)).status).toBe(200)
     expect((await call(a!, "POST", "/v1/search", { user_id: "alice", query: "x" }, key)).status).toBe(401)

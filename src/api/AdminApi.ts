@@ -6,6 +6,9 @@ import { pagingParams, QueryBoolean } from "./validation.js"
 
 export class ConfigView extends Schema.Class<ConfigView>("ConfigView")({
   data_root: Schema.String,
+  /** Where users' data and the control plane live: the data root, or the PostgreSQL database (never its URL). */
+  storage_backend: Schema.Literal("sqlite", "postgres"),
+  database_pool_max: Schema.NullOr(Schema.Int),
   store_cache_max: Schema.Int,
   auth: Schema.Literal("enabled", "disabled"),
   api_key_set: Schema.Boolean,
@@ -22,6 +25,7 @@ export class ConfigView extends Schema.Class<ConfigView>("ConfigView")({
   max_body_bytes: Schema.Int,
   request_log_max: Schema.Int,
   job_retention_max: Schema.Int,
+  job_lease_seconds: Schema.Int,
   workers: Schema.Literal(1),
   lock_contention_count: Schema.Int,
   lock_contention_last: Schema.NullOr(Schema.String)

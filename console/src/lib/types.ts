@@ -11,6 +11,8 @@ export interface Health {
 
 export interface ConfigView {
   readonly data_root: string
+  readonly storage_backend: "sqlite" | "postgres"
+  readonly database_pool_max: number | null
   readonly store_cache_max: number
   readonly auth: "enabled" | "disabled"
   readonly api_key_set: boolean
@@ -27,6 +29,7 @@ export interface ConfigView {
   readonly max_body_bytes: number
   readonly request_log_max: number
   readonly job_retention_max: number
+  readonly job_lease_seconds: number
   readonly workers: number
   readonly lock_contention_count: number
   readonly lock_contention_last: string | null

@@ -22,6 +22,8 @@ export class AdminViews extends Effect.Service<AdminViews>()("Memory/AdminViews"
       const contention = yield* controlStore.lockContention
       return new ConfigView({
         data_root: config.dataRoot,
+        storage_backend: Option.isSome(config.database) ? "postgres" : "sqlite",
+        database_pool_max: Option.getOrNull(Option.map(config.database, (database) => database.poolMax)),
         store_cache_max: config.storeCacheMax,
         auth: config.authDisabled ? "disabled" : "enabled",
         api_key_set: Option.isSome(config.apiKey),
@@ -38,6 +40,7 @@ export class AdminViews extends Effect.Service<AdminViews>()("Memory/AdminViews"
         max_body_bytes: config.maxBodyBytes,
         request_log_max: config.requestLogMax,
         job_retention_max: config.jobRetentionMax,
+        job_lease_seconds: config.jobLeaseMs / 1000,
         workers: 1,
         lock_contention_count: contention.count,
         lock_contention_last: contention.last

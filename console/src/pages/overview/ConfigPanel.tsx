@@ -16,8 +16,13 @@ export const ConfigPanel = ({ state }: { readonly state: AsyncState<ConfigView> 
             ["Authentication", config.auth],
             ["Service API key", setOrNot(config.api_key_set)],
             ["Named keys active", formatCount(config.named_keys_active)],
-            ["Data root", <code>{config.data_root}</code>],
-            ["Open stores at most", formatCount(config.store_cache_max)],
+            ...(config.storage_backend === "postgres"
+              ? [["Storage", `PostgreSQL, up to ${formatCount(config.database_pool_max ?? 0)} connections`] as const]
+              : [
+                ["Storage", "SQLite"] as const,
+                ["Data root", <code>{config.data_root}</code>] as const,
+                ["Open stores at most", formatCount(config.store_cache_max)] as const
+              ]),
             ["Purge allowed", config.allow_purge ? "yes" : "no"],
             ["LLM provider", config.llm_provider],
             ["LLM model", orNone(config.llm_model)],
@@ -30,6 +35,7 @@ export const ConfigPanel = ({ state }: { readonly state: AsyncState<ConfigView> 
             ["Largest request body", formatBytes(config.max_body_bytes)],
             ["Request log rows kept", config.request_log_max === 0 ? "off" : formatCount(config.request_log_max)],
             ["Job records kept", formatCount(config.job_retention_max)],
+            ["Job lease", `${formatCount(config.job_lease_seconds)} s`],
             ["Workers", config.workers],
             ["Lock contention", formatCount(config.lock_contention_count)],
             ["Last contention", config.lock_contention_last === null ? orNone(null) : <UtcTime value={config.lock_contention_last} />]

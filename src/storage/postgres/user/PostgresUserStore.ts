@@ -74,10 +74,14 @@ export const PostgresUserStoreLive = Layer.effect(
       maintenanceLock: (userId) => run("maintenanceLock", userId, () => maintenanceLock(sql, userId)),
 
       inventory: orUnavailable(Effect.gen(function*() {
+        // A user's share of the database, estimated as the size of their facts, turns and events with their vectors.
         const users = yield* sql<{ readonly user_id: string; readonly bytes: number }>`
-          SELECT u.user_id, coalesce((SELECT sum(octet_length(content) + octet_length(metadata)) FROM facts f WHERE f.user_id = u.user_id), 0)::bigint
-            + coalesce((SELECT sum(octet_length(content)) FROM turns t WHERE t.user_id = u.user_id), 0)::bigint AS bytes
-          FROM users u ORDER BY u.user_id`
+          SELECT u.user_id, (coalesce(f.bytes, 0) + coalesce(t.bytes, 0) + coalesce(e.bytes, 0))::bigint AS bytes
+          FROM users u
+          LEFT JOIN (SELECT user_id, sum(pg_column_size(f.*)) AS bytes FROM facts f GROUP BY user_id) f USING (user_id)
+          LEFT JOIN (SELECT user_id, sum(pg_column_size(t.*)) AS bytes FROM turns t GROUP BY user_id) t USING (user_id)
+          LEFT JOIN (SELECT user_id, sum(pg_column_size(e.*)) AS bytes FROM events e GROUP BY user_id) e USING (user_id)
+          ORDER BY u.user_id`
         const statuses = yield* sql<{ readonly status: string; readonly n: number }>`SELECT status, count(*) AS n FROM facts GROUP BY status`
         return { users, memoriesByStatus: Object.fromEntries(statuses.map((row) => [row.status, row.n])) }
       })).pipe(Effect.withSpan("UserStore.inventory")),
