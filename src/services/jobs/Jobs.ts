@@ -35,8 +35,7 @@ const workerName = () => `${NodeOs.hostname()}:${process.pid}:${NodeCrypto.rando
 export class Jobs extends Effect.Service<Jobs>()("Memory/Jobs", {
   effect: Effect.gen(function*() {
     const queries = (yield* ControlStore).jobs
-    const { jobLeaseMs, jobRetentionMax } = yield* AppConfig
-    const { llm } = yield* AppConfig
+    const { jobLeaseMs, jobRetentionMax, llm } = yield* AppConfig
     // Jobs mostly wait on the provider: as many workers as sessions the provider may take at once.
     const workers = Math.max(MIN_WORKERS, llm.concurrency)
     // A wake-up beyond one per worker would find nothing more: each claim wakes the next worker.
