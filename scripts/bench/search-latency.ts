@@ -9,8 +9,8 @@
  * vector legs run too. SQLite's figures stand beside the same queries run directly on its store
  * file (the floor); PostgreSQL's beside its target.
  *
- * Usage: npm run bench:latency [-- --sizes 10000,100000 --queries 300 --dimensions 512]
- * (or BENCH_SIZES, BENCH_QUERIES, BENCH_DIMENSIONS)
+ * Usage: npm run bench:latency [-- --sizes 10000,100000 --queries 150 --warmup 20 --dimensions 512]
+ * (or BENCH_SIZES, BENCH_QUERIES, BENCH_WARMUP, BENCH_DIMENSIONS)
  */
 import Database from "better-sqlite3"
 import * as NodeFs from "node:fs"
@@ -29,7 +29,8 @@ import { seedPostgresFacts } from "./postgresSeed.js"
 import { arg, listArg, postJson, rssMiB, startService, stats } from "./support.js"
 
 const SIZES = listArg("sizes", [10_000, 100_000])
-const QUERIES = arg("queries", 300)
+const QUERIES = arg("queries", 150)
+const WARMUP = arg("warmup", 20)
 const DIMENSIONS = arg("dimensions", 512)
 const EMBED_MODEL = "stub-embed"
 const USER = "bench-user"
@@ -167,8 +168,8 @@ const measure = async (store: Store, size: number, stubUrl: string, rows: Array<
     const floor = store.floor?.(withVectors)
     const server = await startServer(store.dataRoot, store.env, withVectors ? stubUrl : undefined)
     const first = await timeHttp(server.port, "/v1/search", 1)
-    await timeHttp(server.port, "/v1/search")
-    await timeHttp(server.port, "/v1/context", Math.ceil(QUERIES / 4))
+    await timeHttp(server.port, "/v1/search", WARMUP)
+    await timeHttp(server.port, "/v1/context", WARMUP)
     const search = await timeHttp(server.port, "/v1/search")
     const context = await timeHttp(server.port, "/v1/context")
     const rss = rssMiB(server.pid)
@@ -200,7 +201,7 @@ const main = async () => {
     cluster.stop()
     await stub.close()
   }
-  console.log(`\nsearch/context latency: ${QUERIES} LoCoMo questions per run from one client after a warm-up, ${NodeOs.cpus().length} cores; server-side times (x-response-time-ms) unless marked client`)
+  console.log(`\nsearch/context latency: ${QUERIES} LoCoMo questions a route from one client after ${WARMUP} of each, ${NodeOs.cpus().length} cores; server-side times (x-response-time-ms) unless marked client`)
   console.log("backend     facts    legs             route     p50 ms   p95 ms   p99 ms   client p99   floor p99   p99/floor   server RSS   target at 100k")
   for (const { backend, floor, legs, result, route, rss, size } of rows) {
     console.log(`${backend.padEnd(11)} ${String(size).padStart(6)}   ${legs.padEnd(16)} ${route.padEnd(8)} ${fixed(result.p50).padStart(7)}  ${fixed(result.p95).padStart(7)}  ${fixed(result.p99).padStart(7)}  ${fixed(result.clientP99).padStart(11)}  ` +
