@@ -1,12 +1,16 @@
 /**
- * Search and context latency at scale: one user's store holding N facts (10k and 100k), queried
- * through HTTP (a real server process, the compiled build) beside the same queries run directly
- * on the store file (the floor), with the server's RSS. Each size runs twice: lexical legs only
- * (no embedder), then with 512-d vectors on every fact from the deterministic embedding stub
- * (scripts/stubs), the server embedding queries through it and the floor adding the same two-stage
- * vector query (binary candidates, exact re-ranking).
+ * Search and context latency at scale, SQLite and PostgreSQL in one run: one user holding N
+ * facts (10k and 100k), queried through HTTP (a real server process, the compiled build), one
+ * client sending LoCoMo questions one after another, after a warm-up pass. The facts are written
+ * straight into each backend's schema (100k through the LLM would take hours): into the store
+ * file for SQLite, by multi-row INSERT ... SELECT for PostgreSQL (scripts/bench/postgresSeed.ts),
+ * each with a 512-d vector near the deterministic stub's embedding (scripts/stubs). Each store is
+ * queried twice: lexical legs only (no embedder), then with the stub as the embedder, so the
+ * vector legs run too. SQLite's figures stand beside the same queries run directly on its store
+ * file (the floor); PostgreSQL's beside its target.
  *
- * Usage: npm run bench:latency [-- --sizes 10000,100000 --queries 300 --dimensions 512]
+ * Usage: npm run bench:latency [-- --sizes 10000,100000 --queries 150 --warmup 20 --dimensions 512]
+ * (or BENCH_SIZES, BENCH_QUERIES, BENCH_WARMUP, BENCH_DIMENSIONS)
  */
 import Database from "better-sqlite3"
 import * as NodeFs from "node:fs"
@@ -17,100 +21,100 @@ import { stemmer } from "stemmer"
 import { analyseQuery } from "../../src/retrieval/query.js"
 import { selectiveTerms } from "../../src/storage/lexicalTerms.js"
 import { ftsExpression } from "../../src/storage/sqlite/user/recall/lexical.js"
+import { createDatabase, startCluster } from "../postgres/cluster.js"
 import { stubEmbedding } from "../stubs/embedding.js"
 import { startProviderStub } from "../stubs/llm-providers.js"
-import { BENCH_KEY, percentile, startService } from "./support.js"
+import { questions, seededFact, seededVector } from "./corpus.js"
+import { seedPostgresFacts } from "./postgresSeed.js"
+import { arg, listArg, postJson, rssMiB, startService, stats } from "./support.js"
 
-const arg = (name: string, fallback: string) => {
-  const i = process.argv.indexOf(`--${name}`)
-  return i > 0 ? process.argv[i + 1]! : fallback
-}
-const SIZES = arg("sizes", "10000,100000").split(",").map(Number)
-const QUERIES = Number(arg("queries", "300"))
-const DIMENSIONS = Number(arg("dimensions", "512"))
-const KEY = BENCH_KEY
+const SIZES = listArg("sizes", [10_000, 100_000])
+const QUERIES = arg("queries", 150)
+const WARMUP = arg("warmup", 20)
+const DIMENSIONS = arg("dimensions", 512)
+const EMBED_MODEL = "stub-embed"
 const USER = "bench-user"
 
-interface Sample { readonly conversation: Record<string, unknown>; readonly qa: ReadonlyArray<{ readonly question: string }> }
-const locomo = JSON.parse(NodeFs.readFileSync(NodePath.resolve(import.meta.dirname, "../../../shared/bench/locomo-dev.json"), "utf8")) as ReadonlyArray<Sample>
-const sentences = locomo.flatMap((sample) =>
-  Object.entries(sample.conversation).filter(([key, value]) => /^session_\d+$/.test(key) && Array.isArray(value))
-    .flatMap(([, turns]) => (turns as Array<{ speaker: string; text: string }>).map((turn) => `${turn.speaker}: ${turn.text}`)))
-const questions = locomo.flatMap((sample) => sample.qa.map((qa) => qa.question))
+type Stats = ReturnType<typeof stats>
+type Backend = "SQLite" | "PostgreSQL"
 
-const stats = (values: Array<number>) => {
-  values.sort((a, b) => a - b)
-  return { p50: percentile(values, 0.5), p95: percentile(values, 0.95), p99: percentile(values, 0.99) }
+/** A user's data on one backend, ready for a server: its data root and the server's environment. */
+interface Store {
+  readonly backend: Backend
+  readonly dataRoot: string
+  readonly env: Record<string, string>
+  /** The same queries straight on the store, without the service (SQLite only). */
+  readonly floor?: (withVectors: boolean) => Stats
 }
 
-/** A data root whose user store holds `size` facts, written through the server's own schema. */
-const asBytes = (vector: ReadonlyArray<number>) => new Uint8Array(Float32Array.from(vector).buffer)
+const asBytes = (vector: Float32Array) => new Uint8Array(vector.buffer)
 
-const buildStore = async (size: number, withVectors: boolean) => {
-  const dataRoot = NodeFs.mkdtempSync(NodePath.join(NodeOs.tmpdir(), `bench-latency-${size}-`))
-  const server = await startServer(dataRoot)
-  // One ingest creates the store with the service's migrations; the facts are then bulk-loaded.
-  await fetch(`http://127.0.0.1:${server.port}/v1/memories`, {
-    method: "POST",
-    headers: { authorization: `Bearer ${KEY}`, "content-type": "application/json" },
-    body: JSON.stringify({ user_id: USER, session_id: "seed", infer: false, async_mode: false, messages: [{ content: "seed" }] })
-  })
+/** One ingest through a server creates the user with the service's own schema. */
+const createUser = async (dataRoot: string, env: Record<string, string>) => {
+  const server = await startServer(dataRoot, env)
+  await postJson(server.port, "/v1/memories", { user_id: USER, session_id: "seed", infer: false, async_mode: false, messages: [{ content: "seed" }] })
   await server.stop()
+}
+
+/** A data root whose user store holds `size` facts with their vectors, bulk-loaded into the server's own schema. */
+const sqliteStore = async (size: number): Promise<Store> => {
+  const dataRoot = NodeFs.mkdtempSync(NodePath.join(NodeOs.tmpdir(), `bench-latency-${size}-`))
+  await createUser(dataRoot, {})
   const db = new Database(NodePath.join(dataRoot, USER, "store.db"))
   const insert = db.prepare(`INSERT INTO facts (fact_id, content, kind, status, session_id, occurred_at, valid_from, confidence, metadata, created_at, updated_at)
     VALUES (?, ?, 'fact', 'active', 'seed', ?, ?, 0.9, '{}', 'x', 'x')`)
   db.loadExtension(SqliteVec.getLoadablePath())
-  if (withVectors) {
-    // The tables the service creates with a store's first vectors (store/user/vectors.ts).
-    db.exec(`INSERT INTO store_meta (key, value) VALUES ('embedding_model', 'stub-embed'), ('embedding_dimensions', '${DIMENSIONS}');
-      CREATE TABLE fact_vector_data (seq INTEGER PRIMARY KEY, embedding BLOB NOT NULL);
-      CREATE TABLE turn_vector_data (seq INTEGER PRIMARY KEY, embedding BLOB NOT NULL);
-      CREATE VIRTUAL TABLE fact_vectors USING vec0 (embedding bit[${DIMENSIONS}]);
-      CREATE VIRTUAL TABLE turn_vectors USING vec0 (embedding bit[${DIMENSIONS}]);`)
-  }
-  const exact = withVectors ? db.prepare("INSERT INTO fact_vector_data (seq, embedding) VALUES (?, ?)") : undefined
-  const bits = withVectors ? db.prepare("INSERT INTO fact_vectors (rowid, embedding) VALUES (?, vec_quantize_binary(?))") : undefined
+  // The tables the service creates with a store's first vectors (store/user/vectors.ts).
+  db.exec(`INSERT INTO store_meta (key, value) VALUES ('embedding_model', '${EMBED_MODEL}'), ('embedding_dimensions', '${DIMENSIONS}');
+    CREATE TABLE fact_vector_data (seq INTEGER PRIMARY KEY, embedding BLOB NOT NULL);
+    CREATE TABLE turn_vector_data (seq INTEGER PRIMARY KEY, embedding BLOB NOT NULL);
+    CREATE VIRTUAL TABLE fact_vectors USING vec0 (embedding bit[${DIMENSIONS}]);
+    CREATE VIRTUAL TABLE turn_vectors USING vec0 (embedding bit[${DIMENSIONS}]);`)
+  const exact = db.prepare("INSERT INTO fact_vector_data (seq, embedding) VALUES (?, ?)")
+  const bits = db.prepare("INSERT INTO fact_vectors (rowid, embedding) VALUES (?, vec_quantize_binary(?))")
   db.transaction(() => {
     for (let i = 0; i < size; i++) {
-      const day = `2023-${String(1 + (i % 12)).padStart(2, "0")}-${String(1 + (i % 28)).padStart(2, "0")}`
-      const content = `${sentences[i % sentences.length]} (${i})`
-      const { lastInsertRowid } = insert.run(`fact_${i}`, content, day, day)
-      if (withVectors) {
-        const vector = asBytes(stubEmbedding(content, DIMENSIONS))
-        exact!.run(lastInsertRowid, vector)
-        bits!.run(BigInt(lastInsertRowid), vector)
-      }
+      const fact = seededFact(i)
+      const { lastInsertRowid } = insert.run(fact.factId, fact.content, fact.day, fact.day)
+      const vector = asBytes(seededVector(fact.content, i, DIMENSIONS))
+      exact.run(lastInsertRowid, vector)
+      bits.run(BigInt(lastInsertRowid), vector)
     }
   })()
   db.pragma("wal_checkpoint(TRUNCATE)")
   db.close()
-  return dataRoot
+  return { backend: "SQLite", dataRoot, env: {}, floor: (withVectors) => timeFloor(dataRoot, withVectors) }
 }
 
-const startServer = (dataRoot: string, embeddings?: string) =>
+/** A new database in the cluster whose user holds `size` facts with their vectors. */
+const postgresStore = async (clusterUrl: string, size: number): Promise<Store> => {
+  const url = await createDatabase(clusterUrl)
+  const dataRoot = NodeFs.mkdtempSync(NodePath.join(NodeOs.tmpdir(), `bench-latency-pg-${size}-`))
+  const env = { SERVICE_DATABASE_URL: url }
+  await createUser(dataRoot, env)
+  await seedPostgresFacts({ url, userId: USER, count: size, embedding: { model: EMBED_MODEL, dimensions: DIMENSIONS } })
+  return { backend: "PostgreSQL", dataRoot, env }
+}
+
+const startServer = (dataRoot: string, env: Record<string, string>, embeddings?: string) =>
   startService(dataRoot, {
     SERVICE_REQUEST_LOG_MAX: "0",
-    ...(embeddings === undefined ? {} : { SERVICE_LLM_API_KEY: "stub", SERVICE_LLM_BASE_URL: embeddings, SERVICE_EMBED_MODEL: "stub-embed" })
+    ...env,
+    ...(embeddings === undefined ? {} : { SERVICE_LLM_API_KEY: "stub", SERVICE_LLM_BASE_URL: embeddings, SERVICE_EMBED_MODEL: EMBED_MODEL })
   })
 
-const rssMiB = (pid: number) => {
-  const status = NodeFs.readFileSync(`/proc/${pid}/status`, "utf8")
-  return Number(/VmRSS:\s+(\d+)/.exec(status)?.[1] ?? 0) / 1024
-}
-
-const timeHttp = async (port: number, path: string, body: (q: string) => unknown, count = QUERIES) => {
+/** `count` questions in turn from one client; server-side and client-side times, and the legs that could not run. */
+const timeHttp = async (port: number, path: string, count = QUERIES) => {
   const serverMs: Array<number> = []
+  const clientMs: Array<number> = []
+  const degraded = new Set<string>()
   for (let i = 0; i < count; i++) {
-    const response = await fetch(`http://127.0.0.1:${port}${path}`, {
-      method: "POST",
-      headers: { authorization: `Bearer ${KEY}`, "content-type": "application/json" },
-      body: JSON.stringify(body(questions[i % questions.length]!))
-    })
-    await response.text()
-    if (response.status !== 200) throw new Error(`${path}: ${response.status}`)
-    serverMs.push(Number(response.headers.get("x-response-time-ms")))
+    const result = await postJson(port, path, { user_id: USER, query: questions[i % questions.length]! })
+    serverMs.push(result.serverMs)
+    clientMs.push(result.clientMs)
+    for (const entry of result.answer.degraded ?? []) degraded.add(`${entry.code}(${entry.details.channel ?? ""})`)
   }
-  return stats(serverMs)
+  return { ...stats(serverMs), clientP99: stats(clientMs).p99, degraded }
 }
 
 /** The queries search runs for its fact legs (the same term selection; vec0 with vectors), straight on the store file. */
@@ -133,40 +137,87 @@ const timeFloor = (dataRoot: string, withVectors: boolean) => {
     const started = performance.now()
     const terms = selectiveTerms(analyseQuery(question).terms, (term) => (frequency.get(stemmer(term)) as { doc: number } | undefined)?.doc ?? 0)
     if (terms.length > 0) query.all(ftsExpression(terms))
-    if (withVectors) nearest(asBytes(stubEmbedding(question, DIMENSIONS)))
+    if (withVectors) nearest(asBytes(Float32Array.from(stubEmbedding(question, DIMENSIONS))))
     times.push(performance.now() - started)
   }
   db.close()
   return stats(times)
 }
 
+/** The targets at 100,000 facts (p99, server-side). */
+const TARGETS: Record<Backend, Partial<Record<string, number>>> = { SQLite: { search: 15, context: 25 }, PostgreSQL: { search: 25 } }
+
+const target = (backend: Backend, size: number, route: string, p99: number) => {
+  const limit = size === 100_000 ? TARGETS[backend][route] : undefined
+  return limit === undefined ? "" : `p99 <= ${limit} ms: ${p99 <= limit ? "met" : "MISSED"}`
+}
+
+interface Row {
+  readonly backend: Backend
+  readonly size: number
+  readonly legs: string
+  readonly route: string
+  readonly result: Awaited<ReturnType<typeof timeHttp>>
+  readonly floor: Stats | undefined
+  readonly rss: number
+}
+
+/** Both routes through a server over the store, lexical legs only and then with the embedder; the first search's time. */
+const measure = async (store: Store, size: number, stubUrl: string, rows: Array<Row>, firsts: Array<string>) => {
+  for (const withVectors of [false, true]) {
+    const floor = store.floor?.(withVectors)
+    const server = await startServer(store.dataRoot, store.env, withVectors ? stubUrl : undefined)
+    const first = await timeHttp(server.port, "/v1/search", 1)
+    await timeHttp(server.port, "/v1/search", WARMUP)
+    await timeHttp(server.port, "/v1/context", WARMUP)
+    const search = await timeHttp(server.port, "/v1/search")
+    const context = await timeHttp(server.port, "/v1/context")
+    const rss = rssMiB(server.pid)
+    await server.stop()
+    const legs = withVectors ? `lexical+${DIMENSIONS}-d` : "lexical"
+    for (const [route, result] of [["search", search], ["context", context]] as const) rows.push({ backend: store.backend, size, legs, route, result, floor, rss })
+    firsts.push(`${store.backend} ${size} facts, ${legs}: ${first.p50.toFixed(1)} ms`)
+  }
+}
+
+const fixed = (value: number, digits = 1) => value.toFixed(digits)
+
 const main = async () => {
   const stub = await startProviderStub({ provider: "openai", dimensions: DIMENSIONS })
-  console.log(`search/context latency: ${QUERIES} LoCoMo questions per run, ${NodeOs.cpus().length} cores, server-side times`)
+  const cluster = await startCluster({ fsync: true })
+  const rows: Array<Row> = []
   const firsts: Array<string> = []
-  console.log("facts      legs              route     p50 ms   p95 ms   p99 ms   floor p99   ratio p99   server RSS")
-  for (const size of SIZES) {
-    for (const withVectors of [false, true]) {
-      const dataRoot = await buildStore(size, withVectors)
-      const floor = timeFloor(dataRoot, withVectors)
-      const server = await startServer(dataRoot, withVectors ? stub.url : undefined)
-      const first = await timeHttp(server.port, "/v1/search", (q) => ({ user_id: USER, query: q }), 1)
-      await timeHttp(server.port, "/v1/search", (q) => ({ user_id: USER, query: q }))
-      const search = await timeHttp(server.port, "/v1/search", (q) => ({ user_id: USER, query: q }))
-      const context = await timeHttp(server.port, "/v1/context", (q) => ({ user_id: USER, query: q }))
-      const rss = rssMiB(server.pid)
-      await server.stop()
-      NodeFs.rmSync(dataRoot, { recursive: true, force: true })
-      const legs = withVectors ? `lexical+${DIMENSIONS}-d` : "lexical"
-      for (const [name, r] of [["search", search], ["context", context]] as const) {
-        console.log(`${String(size).padEnd(10)} ${legs.padEnd(17)} ${name.padEnd(8)} ${r.p50.toFixed(1).padStart(7)}  ${r.p95.toFixed(1).padStart(7)}  ${r.p99.toFixed(1).padStart(7)}   ${floor.p99.toFixed(2).padStart(9)}   ${(r.p99 / floor.p99).toFixed(1).padStart(8)}x   ${rss.toFixed(0)} MiB`)
+  try {
+    for (const size of SIZES) {
+      for (const seed of [sqliteStore, (n: number) => postgresStore(cluster.url, n)]) {
+        const started = performance.now()
+        const store = await seed(size)
+        console.log(`${store.backend}: ${size} facts seeded in ${fixed((performance.now() - started) / 1000)} s`)
+        await measure(store, size, stub.url, rows, firsts)
+        NodeFs.rmSync(store.dataRoot, { recursive: true, force: true })
       }
-      firsts.push(`${size} facts, ${legs}: ${first.p50.toFixed(1)} ms`)
     }
+  } finally {
+    cluster.stop()
+    await stub.close()
   }
+  console.log(`\nsearch/context latency: ${QUERIES} LoCoMo questions a route from one client after ${WARMUP} of each, ${NodeOs.cpus().length} cores; server-side times (x-response-time-ms) unless marked client`)
+  console.log("backend     facts    legs             route     p50 ms   p95 ms   p99 ms   client p99   floor p99   p99/floor   server RSS   target at 100k")
+  for (const { backend, floor, legs, result, route, rss, size } of rows) {
+    console.log(`${backend.padEnd(11)} ${String(size).padStart(6)}   ${legs.padEnd(16)} ${route.padEnd(8)} ${fixed(result.p50).padStart(7)}  ${fixed(result.p95).padStart(7)}  ${fixed(result.p99).padStart(7)}  ${fixed(result.clientP99).padStart(11)}  ` +
+      `${(floor === undefined ? "-" : fixed(floor.p99, 2)).padStart(10)}  ${(floor === undefined ? "-" : `${fixed(result.p99 / floor.p99)}x`).padStart(10)}   ${fixed(rss, 0).padStart(6)} MiB   ${target(backend, size, route, result.p99)}`)
+  }
+  console.log("\nside by side (server-side p50 / p99 ms)")
+  console.log("facts    legs             route     SQLite          PostgreSQL      PostgreSQL target")
+  for (const row of rows.filter((r) => r.backend === "SQLite")) {
+    const other = rows.find((r) => r.backend === "PostgreSQL" && r.size === row.size && r.legs === row.legs && r.route === row.route)
+    const pair = (r: Row | undefined) => (r === undefined ? "-" : `${fixed(r.result.p50)} / ${fixed(r.result.p99)}`).padEnd(15)
+    console.log(`${String(row.size).padStart(6)}   ${row.legs.padEnd(16)} ${row.route.padEnd(8)}  ${pair(row)} ${pair(other)} ${other === undefined ? "" : target("PostgreSQL", row.size, row.route, other.result.p99)}`)
+  }
+  const degraded = [...new Set(rows.filter((r) => r.legs !== "lexical").flatMap((r) => [...r.result.degraded]))]
+  console.log(`legs that could not run with the embedder: ${degraded.join(", ") || "none"}`)
   // The store is opened, and with vectors its bit index loaded, by the first search after a start.
   console.log(`first search after the server starts: ${firsts.join("; ")}`)
-  await stub.close()
 }
 
 void main()

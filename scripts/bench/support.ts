@@ -1,5 +1,7 @@
-/** What the benchmarks share: the service as a real process (the compiled build) and percentiles. */
+/** What the benchmarks share: the service as a real process (the compiled build), requests to it, settings and percentiles. */
+import { Schema } from "effect"
 import { spawn } from "node:child_process"
+import * as NodeFs from "node:fs"
 
 export const BENCH_KEY = "bench-key"
 
@@ -56,8 +58,49 @@ export const startListening = (args: ReadonlyArray<string>, env: Record<string, 
 /** Nearest-rank percentile of sorted values. */
 export const percentile = (sorted: ReadonlyArray<number>, p: number) => sorted[Math.min(sorted.length - 1, Math.ceil(p * sorted.length) - 1)] ?? 0
 
-/** A numeric command-line flag, `--name value`, or its default. */
-export const arg = (name: string, fallback: number) => {
+/** A setting: the command-line flag `--name value`, else the variable `BENCH_NAME` (`--top-k`: `BENCH_TOP_K`), else the default. */
+export const textArg = (name: string, fallback: string) => {
   const i = process.argv.indexOf(`--${name}`)
-  return i > 0 ? Number(process.argv[i + 1]) : fallback
+  const flag = i > 0 ? process.argv[i + 1] : undefined
+  return flag ?? process.env[`BENCH_${name.toUpperCase().replaceAll("-", "_")}`] ?? fallback
+}
+
+/** A numeric setting (see `textArg`). */
+export const arg = (name: string, fallback: number) => Number(textArg(name, String(fallback)))
+
+/** A list of numbers, comma-separated (see `textArg`). */
+export const listArg = (name: string, fallback: ReadonlyArray<number>) => textArg(name, fallback.join(",")).split(",").map(Number)
+
+/** A process's resident set in MiB. */
+export const rssMiB = (pid: number) => Number(/VmRSS:\s+(\d+)/.exec(NodeFs.readFileSync(`/proc/${pid}/status`, "utf8"))?.[1] ?? 0) / 1024
+
+/** What the benchmarks read of an answer: a job's id, a search's degraded legs. */
+const Answer = Schema.Struct({
+  job_id: Schema.optional(Schema.String),
+  code: Schema.optional(Schema.String),
+  degraded: Schema.optional(Schema.Array(Schema.Struct({ code: Schema.String, details: Schema.Struct({ channel: Schema.optional(Schema.String) }) })))
+})
+const decodeAnswer = Schema.decodeUnknownSync(Answer)
+
+/**
+ * POSTs a JSON body with the benchmarks' key; fails on any status but 200 and 202. Answers the
+ * body as read, its decoded fields, the client's time and the server's (`x-response-time-ms`).
+ */
+export const postJson = async (port: number, path: string, body: unknown) => {
+  const started = performance.now()
+  const response = await fetch(`http://127.0.0.1:${port}${path}`, {
+    method: "POST",
+    headers: { authorization: `Bearer ${BENCH_KEY}`, "content-type": "application/json" },
+    body: JSON.stringify(body)
+  })
+  const json: unknown = await response.json()
+  const clientMs = performance.now() - started
+  if (response.status !== 200 && response.status !== 202) throw new Error(`${path}: ${response.status} ${JSON.stringify(json)}`)
+  return { json, answer: decodeAnswer(json), clientMs, serverMs: Number(response.headers.get("x-response-time-ms")) }
+}
+
+/** p50, p95 and p99 of the values (sorted in place). */
+export const stats = (values: Array<number>) => {
+  values.sort((a, b) => a - b)
+  return { p50: percentile(values, 0.5), p95: percentile(values, 0.95), p99: percentile(values, 0.99) }
 }
