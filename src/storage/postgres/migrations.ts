@@ -61,6 +61,19 @@ const MIGRATIONS: ReadonlyArray<{ readonly id: number; readonly name: string; re
     `ALTER TABLE jobs ADD COLUMN lease_owner text, ADD COLUMN lease_expires_at timestamptz`,
     `CREATE INDEX jobs_unfinished ON jobs (created_at, seq) WHERE status IN ('pending', 'running')`
   ]
+}, {
+  id: 3,
+  name: "vector_bits",
+  statements: [
+    // Each replica keeps the bits of a user's vectors in memory; the counters tell it, in one read,
+    // whether its copy is current, and the generation whether the user was erased and begun again.
+    `ALTER TABLE users ADD COLUMN generation uuid NOT NULL DEFAULT gen_random_uuid(),
+      ADD COLUMN facts_vectors_added bigint NOT NULL DEFAULT 0, ADD COLUMN facts_vectors_removed bigint NOT NULL DEFAULT 0,
+      ADD COLUMN turns_vectors_added bigint NOT NULL DEFAULT 0, ADD COLUMN turns_vectors_removed bigint NOT NULL DEFAULT 0`,
+    // A vector's sign bits, stored inline (the vector itself is stored out of line): what a replica loads.
+    `ALTER TABLE facts ADD COLUMN embedding_bits bit varying GENERATED ALWAYS AS (binary_quantize(embedding)) STORED`,
+    `ALTER TABLE turns ADD COLUMN embedding_bits bit varying GENERATED ALWAYS AS (binary_quantize(embedding)) STORED`
+  ]
 }]
 
 /** The newest migration this build knows. */

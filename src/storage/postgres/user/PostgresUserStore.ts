@@ -8,6 +8,7 @@ import { UserReads } from "./reads.js"
 import { UserRecall } from "./recall.js"
 import { archiveAllMemories, archiveMemory, correctMemory, ingestSession, purgeMemory, settleProfile } from "./units.js"
 import { maintenanceLock } from "./maintenanceLock.js"
+import { makeVectorIndexes } from "./vectorIndexes.js"
 import { clock, UserWrites } from "./writes.js"
 
 /** The tables that hold a user's data, each keyed by user_id first. */
@@ -21,6 +22,7 @@ export const PostgresUserStoreLive = Layer.effect(
   UserStore,
   Effect.gen(function*() {
     const sql = yield* PostgresDatabase
+    const indexes = makeVectorIndexes()
 
     const run = <A, R>(name: string, userId: string, use: (userId: string) => Effect.Effect<A, SqlError.SqlError, R>): Effect.Effect<A, StoreError, R> =>
       Effect.flatMap(validateUserId(userId), (valid) => orUnavailable(use(valid))).pipe(Effect.withSpan(`UserStore.${name}`))
@@ -60,10 +62,10 @@ export const PostgresUserStoreLive = Layer.effect(
       currentFacts: (userId, options) => run("currentFacts", userId, () => UserReads(sql, userId).currentFacts(options)),
       events: (userId, options) => run("events", userId, () => UserReads(sql, userId).events(options)),
 
-      recall: (userId, query) => run("recall", userId, () => ifKnown(userId, UserRecall(sql, userId).legs(query))),
+      recall: (userId, query) => run("recall", userId, () => ifKnown(userId, UserRecall(sql, userId, indexes).legs(query))),
       provenance: (userId, factIds) => run("provenance", userId, () => UserReads(sql, userId).provenance(factIds)),
-      similarFacts: (userId, options) => run("similarFacts", userId, () => UserRecall(sql, userId).similarFacts(options)),
-      nearestFacts: (userId, options) => run("nearestFacts", userId, () => UserRecall(sql, userId).nearestFacts(options)),
+      similarFacts: (userId, options) => run("similarFacts", userId, () => UserRecall(sql, userId, indexes).similarFacts(options)),
+      nearestFacts: (userId, options) => run("nearestFacts", userId, () => UserRecall(sql, userId, indexes).nearestFacts(options)),
 
       entityTimeline: (userId, options) => run("entityTimeline", userId, () => UserGraph(sql, userId).entityTimeline(options)),
       explore: (userId, options) => run("explore", userId, () => UserGraph(sql, userId).explore(options)),

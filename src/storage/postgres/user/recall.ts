@@ -5,7 +5,8 @@ import { selectiveTerms } from "../../lexicalTerms.js"
 import { inSessionOrder } from "../../neighbourhood.js"
 import type { RecallLegs, RecallQuery } from "../../UserStore.js"
 import { UserReads } from "./reads.js"
-import { FACT_COLUMNS, inList, scopedTo, TURN_COLUMNS, vectorText } from "./rows.js"
+import { FACT_COLUMNS, inList, scopedTo, TURN_COLUMNS } from "./rows.js"
+import type { VectorIndexes, VectorState, VectorTable } from "./vectorIndexes.js"
 
 /** A query term with its lexeme and its weight in the user's collection. */
 interface Weighted {
@@ -15,7 +16,7 @@ interface Weighted {
 }
 
 /** The retrieval legs over one user's data, on tsvector columns (English stemming) and pgvector. */
-export const UserRecall = (sql: SqlClient.SqlClient, userId: string) => {
+export const UserRecall = (sql: SqlClient.SqlClient, userId: string, indexes: VectorIndexes) => {
   const reads = UserReads(sql, userId)
   const visible = (statuses: ReadonlyArray<string>) => inList(sql, "f.status", statuses)
   const turnsJoin = sql`turns t JOIN sessions s ON s.user_id = t.user_id AND s.session_id = t.session_id`
@@ -97,35 +98,45 @@ export const UserRecall = (sql: SqlClient.SqlClient, userId: string) => {
   const selectedFacts = (terms: ReadonlyArray<string>, scope: ScopeFilter, statuses: ReadonlyArray<string>, limit: number) =>
     Effect.flatMap(selective("facts", terms), (selected) => factsMatching(selected, scope, statuses, limit))
 
-  const space = Effect.map(
-    sql<{ readonly embedding_model: string | null; readonly embedding_dimensions: number | null }>`
-      SELECT embedding_model, embedding_dimensions FROM users WHERE user_id = ${userId}`,
-    (rows) => {
+  /** The user's vector space and the counters their bits are copied at; none before their first vectors. */
+  const vectorState = Effect.map(
+    sql<{
+      readonly embedding_model: string | null
+      readonly embedding_dimensions: number | null
+      readonly generation: string
+      readonly facts_vectors_added: number
+      readonly facts_vectors_removed: number
+      readonly turns_vectors_added: number
+      readonly turns_vectors_removed: number
+    }>`
+      SELECT embedding_model, embedding_dimensions, generation, facts_vectors_added, facts_vectors_removed, turns_vectors_added, turns_vectors_removed
+      FROM users WHERE user_id = ${userId}`,
+    (rows): VectorState | undefined => {
       const row = rows[0]
-      return row?.embedding_model == null || row.embedding_dimensions == null ? undefined : { model: row.embedding_model, dimensions: row.embedding_dimensions }
+      return row?.embedding_model == null || row.embedding_dimensions == null ? undefined : {
+        model: row.embedding_model,
+        dimensions: row.embedding_dimensions,
+        generation: row.generation,
+        added: { facts: row.facts_vectors_added, turns: row.turns_vectors_added },
+        removed: { facts: row.facts_vectors_removed, turns: row.turns_vectors_removed }
+      }
     }
   )
-
-  /** The nearest rows of a table by cosine distance, nearest first: an exact scan of the user's vectors. */
-  const nearest = (table: "facts" | "turns", vector: Float32Array, limit: number) =>
-    Effect.map(
-      sql<{ readonly seq: number }>`
-        SELECT seq FROM ${sql(table)} WHERE user_id = ${userId} AND embedding IS NOT NULL
-        ORDER BY embedding <=> ${vectorText(vector)}::vector, seq LIMIT ${limit}`,
-      (rows) => rows.map((row) => row.seq)
-    )
 
   const vectorLeg = (query: RecallQuery) =>
     Effect.gen(function*() {
       const { vector } = query
       if (Either.isLeft(vector)) return Either.left(vector.left)
-      const current = yield* space
-      if (current === undefined) return Either.left("the vector index is empty")
-      if (current.dimensions !== vector.right.length) {
-        return Either.left(`the store's vectors have ${current.dimensions} dimensions (${current.model}), the embedder gives ${vector.right.length}; re-embed the store`)
+      const state = yield* vectorState
+      if (state === undefined) return Either.left("the vector index is empty")
+      if (state.dimensions !== vector.right.length) {
+        return Either.left(`the store's vectors have ${state.dimensions} dimensions (${state.model}), the embedder gives ${vector.right.length}; re-embed the store`)
       }
-      const facts = yield* reads.factsBySeq(yield* nearest("facts", vector.right, query.vectorDepth), query.scope, query.statuses)
-      const turns = yield* reads.turnsBySeq(yield* nearest("turns", vector.right, query.vectorDepth), query.scope)
+      const nearest = (table: VectorTable) => indexes.nearest(sql, userId, table, state, vector.right, query.vectorDepth)
+      const { facts, turns } = yield* Effect.all({
+        facts: Effect.flatMap(nearest("facts"), (seqs) => reads.factsBySeq(seqs, query.scope, query.statuses)),
+        turns: Effect.flatMap(nearest("turns"), (seqs) => reads.turnsBySeq(seqs, query.scope))
+      }, { concurrency: "unbounded" })
       return Either.right({ facts, turns })
     })
 
@@ -197,12 +208,12 @@ export const UserRecall = (sql: SqlClient.SqlClient, userId: string) => {
 
     nearestFacts: (options: { readonly vectors: ReadonlyArray<Float32Array>; readonly scope: ScopeFilter; readonly limit: number }) =>
       Effect.gen(function*() {
-        const current = yield* space
-        if (current === undefined || options.vectors.some((vector) => vector.length !== current.dimensions)) {
+        const state = yield* vectorState
+        if (state === undefined || options.vectors.some((vector) => vector.length !== state.dimensions)) {
           return options.vectors.map(() => [] as ReadonlyArray<FactRow>)
         }
         return yield* Effect.forEach(options.vectors, (vector) =>
-          Effect.flatMap(nearest("facts", vector, options.limit), (seqs) => reads.factsBySeq(seqs, options.scope, ["active"])))
+          Effect.flatMap(indexes.nearest(sql, userId, "facts", state, vector, options.limit), (seqs) => reads.factsBySeq(seqs, options.scope, ["active"])))
       })
   }
 }

@@ -93,6 +93,7 @@ export const purgeMemory = (sql: SqlClient.SqlClient, userId: string, memoryId: 
       const [deleted] = yield* sql<{ readonly lexemes: number }>`
         DELETE FROM facts WHERE user_id = ${userId} AND fact_id = ${memoryId} RETURNING length(search) AS lexemes`
       yield* writes.countIndexed("facts", -1, -(deleted?.lexemes ?? 0))
+      yield* sql`UPDATE users SET facts_vectors_removed = facts_vectors_removed + ${removed(vectors)} WHERE user_id = ${userId}`
       const cascaded = { vectors: removed(vectors), fact_entity_roles: removed(roles), fact_edges: removed(edges), fact_sources: removed(sources) }
       const { now } = yield* clock
       yield* writes.insertEvents([purgeEvent(fact, cascaded, audit)], audit, now)

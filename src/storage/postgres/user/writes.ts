@@ -134,6 +134,7 @@ export const UserWrites = (sql: SqlClient.SqlClient, userId: string) => {
       for (const { seq, vector } of rows) {
         yield* sql`UPDATE ${sql(table)} SET embedding = ${vectorText(vector)}::vector WHERE user_id = ${userId} AND seq = ${seq}`
       }
+      yield* sql`UPDATE users SET ${sql.literal(`${table}_vectors_added = ${table}_vectors_added`)} + ${rows.length} WHERE user_id = ${userId}`
     })
 
   const insertFact = (fact: NewFact, now: string, epochSeconds: number) => insertFacts([fact], now, epochSeconds)

@@ -1,6 +1,6 @@
 import type { SqlClient } from "@effect/sql"
 import { Effect } from "effect"
-import { BitIndex } from "./bitIndex.js"
+import { BitIndex } from "../../vectors/bitIndex.js"
 
 export type VectorIndex = "fact" | "turn"
 

@@ -1,7 +1,7 @@
 import { SqlClient, type SqlError } from "@effect/sql"
 import { Effect, Option } from "effect"
 import type { VectorSpace } from "../../../domain/records.js"
-import { quantize } from "./bitIndex.js"
+import { quantize } from "../../vectors/bitIndex.js"
 import { insertBatches } from "./batches.js"
 import { bitTable, countChange, currentBitIndex, exactTable, type VectorIndex } from "./bitIndexCache.js"
 
