@@ -1,8 +1,13 @@
+import type { ApiKeyRow, EdgeRow, EventRow, FactRow, JobRow, RequestLogRow, TurnRow, VectorSpace } from "../../domain/records.js"
+
 /**
  * A user's data and the control plane as both backends hold them, row for row: the same columns
  * under the same names, ids and seqs as stored, vectors as float32. Each backend reads and writes
  * these; what moves between them is nothing else.
  */
+
+/** A record's fields as a plain object type, which rows of any columns can be written from. */
+type Plain<T> = { readonly [K in keyof T]: T[K] }
 
 export type SessionRecord = {
   readonly session_id: string
@@ -10,16 +15,7 @@ export type SessionRecord = {
   readonly created_at: string
 }
 
-export type TurnRecord = {
-  readonly seq: number
-  readonly turn_id: string
-  readonly session_id: string
-  readonly position: number
-  readonly role: string
-  readonly content: string
-  readonly agent_id: string | null
-  readonly run_id: string | null
-  readonly project_id: string | null
+export type TurnRecord = Plain<Omit<TurnRow, "session_time">> & {
   readonly created_at: string
   readonly embedding: Float32Array | null
 }
@@ -31,22 +27,7 @@ export type SpanRecord = {
   readonly end_offset: number
 }
 
-export type FactRecord = {
-  readonly seq: number
-  readonly fact_id: string
-  readonly content: string
-  readonly kind: string
-  readonly status: string
-  readonly session_id: string | null
-  readonly occurred_at: string | null
-  readonly valid_from: string | null
-  readonly valid_until: string | null
-  readonly confidence: number | null
-  readonly metadata: string
-  readonly agent_id: string | null
-  readonly run_id: string | null
-  readonly project_id: string | null
-  readonly superseded_by: string | null
+export type FactRecord = Plain<FactRow> & {
   readonly created_at: string
   readonly updated_at: string
   readonly embedding: Float32Array | null
@@ -74,27 +55,9 @@ export type RoleRecord = {
   readonly role: string
 }
 
-export type EdgeRecord = {
-  readonly edge_id: string
-  readonly src_fact_id: string
-  readonly dst_id: string
-  readonly edge_type: string
-  readonly predicate: string | null
-  readonly confidence: number | null
-  readonly metadata: string
-  readonly created_at: number
-}
+export type EdgeRecord = Plain<Omit<EdgeRow, "dst_kind">>
 
-export type EventRecord = {
-  readonly seq: number
-  readonly event_id: string
-  readonly ts: string
-  readonly type: string
-  readonly memory_id: string | null
-  readonly session_id: string | null
-  readonly reason: string | null
-  readonly details: string
-}
+export type EventRecord = Plain<EventRow> & { readonly seq: number }
 
 export type AppliedJobRecord = {
   readonly job_id: string
@@ -117,11 +80,11 @@ export interface UserTables {
 
 export type UserTable = keyof UserTables
 
+/** A row of one of the user's tables. */
+export type UserRow<T extends UserTable> = UserTables[T][number]
+
 /** The vector space of a user's vectors: set by the first vectors written. */
-export type VectorSpaceRecord = {
-  readonly model: string
-  readonly dimensions: number
-}
+export type VectorSpaceRecord = VectorSpace
 
 export interface UserSnapshot {
   readonly userId: string
@@ -154,40 +117,16 @@ export const USER_TABLES = Object.keys(USER_COLUMNS).filter((table): table is Us
 export const SEQ_TABLES = ["turns", "facts", "entities", "events"] as const
 
 /** The jobs' columns a copy carries: columns added later (leases) keep their defaults. */
-export type JobRecord = {
-  readonly job_id: string
-  readonly kind: string
-  readonly status: string
-  readonly user_id: string
+export type JobRecord = Plain<JobRow> & {
   readonly payload: string
-  readonly result: string | null
-  readonly error: string | null
-  readonly created_at: string
   readonly started_at: string | null
-  readonly finished_at: string | null
   readonly attempts: number
 }
 
 /** A named key with its hash, so the key itself keeps working. */
-export type ApiKeyRecord = {
-  readonly id: string
-  readonly name: string
-  readonly prefix: string
-  readonly key_hash: string
-  readonly created_at: string
-  readonly last_used_at: string | null
-  readonly revoked_at: string | null
-}
+export type ApiKeyRecord = Plain<ApiKeyRow> & { readonly key_hash: string }
 
-export type RequestLogRecord = {
-  readonly request_id: string
-  readonly method: string
-  readonly route: string
-  readonly status_code: number
-  readonly latency_ms: number
-  readonly key_name: string | null
-  readonly created_at: string
-}
+export type RequestLogRecord = Plain<RequestLogRow>
 
 /** The control plane, each table in the order its rows were written. */
 export interface ControlSnapshot {

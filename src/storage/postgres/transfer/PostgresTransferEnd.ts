@@ -4,7 +4,7 @@ import type { StartupError } from "../../../startup/StartupError.js"
 import { MigrationRefused, MigrationStoreFailed } from "../../transfer/errors.js"
 import type { TransferEnd } from "../../transfer/TransferEnd.js"
 import { PostgresDatabase, postgresDatabase, withoutSecret } from "../database.js"
-import { ControlRows } from "./controlRows.js"
+import { ControlRows } from "../../transfer/controlRows.js"
 import { UserRows } from "./userRows.js"
 
 /** Connections a migration uses: it runs one statement at a time. */

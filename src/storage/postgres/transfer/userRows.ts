@@ -1,23 +1,7 @@
 import type { SqlClient } from "@effect/sql"
 import { Effect } from "effect"
-import {
-  type AppliedJobRecord,
-  type EdgeRecord,
-  type EntityRecord,
-  type EventRecord,
-  type FactRecord,
-  type FactSourceRecord,
-  type RoleRecord,
-  type RowCounts,
-  SEQ_TABLES,
-  type SessionRecord,
-  type SpanRecord,
-  type TurnRecord,
-  USER_COLUMNS,
-  USER_TABLES,
-  type UserSnapshot,
-  type UserTable
-} from "../../transfer/records.js"
+import { type RowCounts, SEQ_TABLES, USER_COLUMNS, USER_TABLES, type UserRow, type UserSnapshot, type UserTable } from "../../transfer/records.js"
+import { chunks } from "../../transfer/chunks.js"
 import { vectorText } from "../user/rows.js"
 import { clock, UserWrites } from "../user/writes.js"
 
@@ -62,8 +46,7 @@ export const UserRows = (sql: SqlClient.SqlClient, userId: string) => {
     const columns = [...USER_COLUMNS[table], ...(vectors ? ["embedding"] : [])]
     const selected = columns.map((column) => column === "embedding" ? "r.embedding::vector" : `r.${column}`).join(", ")
     const types = columns.map((column) => `${column} ${columnType(table, column)}`).join(", ")
-    const batches = Array.from({ length: Math.ceil(rows.length / ROWS_PER_INSERT) }, (_, i) => rows.slice(i * ROWS_PER_INSERT, (i + 1) * ROWS_PER_INSERT))
-    return Effect.forEach(batches, (batch) =>
+    return Effect.forEach(chunks(rows, ROWS_PER_INSERT), (batch) =>
       sql`INSERT INTO ${sql(table)} (user_id, ${sql.literal(columns.join(", "))}) OVERRIDING SYSTEM VALUE
           SELECT ${userId}, ${sql.literal(selected)} FROM jsonb_to_recordset(${JSON.stringify(batch)}::jsonb) AS r(${sql.literal(types)})`, { discard: true })
   }
@@ -86,16 +69,16 @@ export const UserRows = (sql: SqlClient.SqlClient, userId: string) => {
       const [user] = yield* sql<{ readonly created_at: string; readonly embedding_model: string | null; readonly embedding_dimensions: number | null }>`
         SELECT created_at, embedding_model, embedding_dimensions FROM users WHERE user_id = ${userId}`
       const tables = {
-        sessions: yield* select<SessionRecord>("sessions", "session_id"),
-        turns: withVectors(yield* select<WithSentVector<TurnRecord>>("turns", "seq", sentVector)),
-        spans: yield* select<SpanRecord>("spans", "span_id"),
-        facts: withVectors(yield* select<WithSentVector<FactRecord>>("facts", "seq", sentVector)),
-        fact_sources: yield* select<FactSourceRecord>("fact_sources", "fact_id, span_id"),
-        entities: yield* select<EntityRecord>("entities", "seq"),
-        fact_entity_roles: yield* select<RoleRecord>("fact_entity_roles", "fact_id, entity_id, role"),
-        edges: yield* select<EdgeRecord>("edges", "edge_id"),
-        events: yield* select<EventRecord>("events", "seq"),
-        applied_jobs: yield* select<AppliedJobRecord>("applied_jobs", "job_id")
+        sessions: yield* select<UserRow<"sessions">>("sessions", "session_id"),
+        turns: withVectors(yield* select<WithSentVector<UserRow<"turns">>>("turns", "seq", sentVector)),
+        spans: yield* select<UserRow<"spans">>("spans", "span_id"),
+        facts: withVectors(yield* select<WithSentVector<UserRow<"facts">>>("facts", "seq", sentVector)),
+        fact_sources: yield* select<UserRow<"fact_sources">>("fact_sources", "fact_id, span_id"),
+        entities: yield* select<UserRow<"entities">>("entities", "seq"),
+        fact_entity_roles: yield* select<UserRow<"fact_entity_roles">>("fact_entity_roles", "fact_id, entity_id, role"),
+        edges: yield* select<UserRow<"edges">>("edges", "edge_id"),
+        events: yield* select<UserRow<"events">>("events", "seq"),
+        applied_jobs: yield* select<UserRow<"applied_jobs">>("applied_jobs", "job_id")
       }
       if (user === undefined && USER_TABLES.every((table) => tables[table].length === 0)) return undefined
       const space = user?.embedding_model == null || user.embedding_dimensions === null

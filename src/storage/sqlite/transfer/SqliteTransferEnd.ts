@@ -11,7 +11,7 @@ import { openControlDb } from "../control/ControlDb.js"
 import { lockDataRoot } from "../DataRootLock.js"
 import { userDirectories } from "../inventory.js"
 import { openStoreFile, storeDirectory, storeFilePath } from "../storeFile.js"
-import { ControlRows } from "./controlRows.js"
+import { ControlRows } from "../../transfer/controlRows.js"
 import { StoreRows } from "./userRows.js"
 
 /**

@@ -1,23 +1,7 @@
 import type { SqlClient } from "@effect/sql"
 import { Effect } from "effect"
 import { fromFloat32Bytes } from "../../transfer/float32.js"
-import {
-  type AppliedJobRecord,
-  type EdgeRecord,
-  type EntityRecord,
-  type EventRecord,
-  type FactRecord,
-  type FactSourceRecord,
-  type RoleRecord,
-  type RowCounts,
-  type SessionRecord,
-  type SpanRecord,
-  type TurnRecord,
-  USER_COLUMNS,
-  USER_TABLES,
-  type UserSnapshot,
-  type UserTable
-} from "../../transfer/records.js"
+import { type RowCounts, USER_COLUMNS, USER_TABLES, type UserRow, type UserSnapshot, type UserTable } from "../../transfer/records.js"
 import { insertBatches } from "../user/batches.js"
 import { exactTable, type VectorIndex } from "../user/bitIndexCache.js"
 import { VectorQueries } from "../user/vectors.js"
@@ -42,7 +26,7 @@ export const StoreRows = (sql: SqlClient.SqlClient) => {
     Effect.forEach(insertBatches(rows), (batch) => sql`INSERT INTO ${sql.literal(table)} ${sql.insert(batch)}`, { discard: true })
 
   const withoutVector = <Row extends { readonly embedding: Float32Array | null }>({ embedding: _, ...row }: Row) => row
-  const vectorRows = (rows: ReadonlyArray<TurnRecord | FactRecord>) =>
+  const vectorRows = (rows: ReadonlyArray<UserRow<"turns"> | UserRow<"facts">>) =>
     rows.flatMap((row) => row.embedding === null ? [] : [{ seq: row.seq, vector: row.embedding }])
 
   return {
@@ -50,7 +34,7 @@ export const StoreRows = (sql: SqlClient.SqlClient) => {
       Effect.gen(function*() {
         const space = yield* vectors.space
         const [turnVectors, factVectors] = [yield* vectorsOf("turn", space !== undefined), yield* vectorsOf("fact", space !== undefined)]
-        const entities = yield* select<Omit<EntityRecord, "profile_stale"> & { readonly profile_stale: number }>(
+        const entities = yield* select<Omit<UserRow<"entities">, "profile_stale"> & { readonly profile_stale: number }>(
           "entities",
           "rowid",
           USER_COLUMNS.entities.map((column) => column === "seq" ? "rowid AS seq" : column)
@@ -60,16 +44,16 @@ export const StoreRows = (sql: SqlClient.SqlClient) => {
           space: space ?? null,
           createdAt: null,
           tables: {
-            sessions: yield* select<SessionRecord>("sessions", "session_id"),
-            turns: (yield* select<Stored<TurnRecord>>("turns", "seq")).map((row) => ({ ...row, embedding: turnVectors.get(row.seq) ?? null })),
-            spans: yield* select<SpanRecord>("spans", "span_id"),
-            facts: (yield* select<Stored<FactRecord>>("facts", "seq")).map((row) => ({ ...row, embedding: factVectors.get(row.seq) ?? null })),
-            fact_sources: yield* select<FactSourceRecord>("fact_sources", "fact_id, span_id"),
+            sessions: yield* select<UserRow<"sessions">>("sessions", "session_id"),
+            turns: (yield* select<Stored<UserRow<"turns">>>("turns", "seq")).map((row) => ({ ...row, embedding: turnVectors.get(row.seq) ?? null })),
+            spans: yield* select<UserRow<"spans">>("spans", "span_id"),
+            facts: (yield* select<Stored<UserRow<"facts">>>("facts", "seq")).map((row) => ({ ...row, embedding: factVectors.get(row.seq) ?? null })),
+            fact_sources: yield* select<UserRow<"fact_sources">>("fact_sources", "fact_id, span_id"),
             entities: entities.map((row) => ({ ...row, profile_stale: row.profile_stale !== 0 })),
-            fact_entity_roles: yield* select<RoleRecord>("fact_entity_roles", "fact_id, entity_id, role"),
-            edges: yield* select<EdgeRecord>("edges", "edge_id"),
-            events: yield* select<EventRecord>("events", "seq"),
-            applied_jobs: yield* select<AppliedJobRecord>("applied_jobs", "job_id")
+            fact_entity_roles: yield* select<UserRow<"fact_entity_roles">>("fact_entity_roles", "fact_id, entity_id, role"),
+            edges: yield* select<UserRow<"edges">>("edges", "edge_id"),
+            events: yield* select<UserRow<"events">>("events", "seq"),
+            applied_jobs: yield* select<UserRow<"applied_jobs">>("applied_jobs", "job_id")
           }
         } satisfies UserSnapshot
       }),

@@ -1,14 +1,23 @@
 import type { SqlClient } from "@effect/sql"
 import { Effect } from "effect"
-import { CONTROL_COLUMNS, CONTROL_TABLES, type ControlSnapshot, type ControlTable, type RowCounts } from "../../transfer/records.js"
-import { insertBatches } from "../user/batches.js"
+import { chunks } from "./chunks.js"
+import { CONTROL_COLUMNS, CONTROL_TABLES, type ControlSnapshot, type ControlTable, type RowCounts } from "./records.js"
 
-/** The control database read and appended to as transfer records, each table in the order its rows were written. */
+/** Rows per INSERT: well under either engine's bound-parameter limit for the widest control row. */
+const ROWS_PER_INSERT = 200
+
+/**
+ * The control plane read and appended to as transfer records, on either backend (same tables,
+ * same columns): each table in the order its rows were written, which SQLite keeps as the rowid
+ * and PostgreSQL as an identity (the log's id on both).
+ */
 export const ControlRows = (sql: SqlClient.SqlClient) => {
+  const writeOrder = (table: ControlTable) =>
+    table === "request_log" ? "id" : sql.onDialectOrElse({ pg: () => "seq", orElse: () => "rowid" })
   const select = <Row extends object>(table: ControlTable) =>
-    sql<Row>`SELECT ${sql.literal(CONTROL_COLUMNS[table].join(", "))} FROM ${sql.literal(table)} ORDER BY rowid`
+    sql<Row>`SELECT ${sql.literal(CONTROL_COLUMNS[table].join(", "))} FROM ${sql.literal(table)} ORDER BY ${sql.literal(writeOrder(table))}`
   const insert = (table: ControlTable, rows: ReadonlyArray<Record<string, unknown>>) =>
-    Effect.forEach(insertBatches(rows), (batch) => sql`INSERT INTO ${sql.literal(table)} ${sql.insert(batch)}`, { discard: true })
+    Effect.forEach(chunks(rows, ROWS_PER_INSERT), (batch) => sql`INSERT INTO ${sql.literal(table)} ${sql.insert(batch)}`, { discard: true })
   return {
     read: Effect.all({
       jobs: select<ControlSnapshot["jobs"][number]>("jobs"),
