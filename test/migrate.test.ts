@@ -1,6 +1,5 @@
 import { describe, expect, it } from "@effect/vitest"
 import { Effect, Exit, Redacted, Scope } from "effect"
-import { spawn } from "node:child_process"
 import * as NodeFs from "node:fs"
 import * as NodePath from "node:path"
 import Pg from "pg"
@@ -10,44 +9,17 @@ import { postgresTransferEnd } from "../src/storage/postgres/transfer/PostgresTr
 import { sqliteTransferEnd } from "../src/storage/sqlite/transfer/SqliteTransferEnd.js"
 import { userState } from "../src/storage/transfer/compare.js"
 import { verifyCounts } from "../src/storage/transfer/verify.js"
+import { runCli } from "./support/cli.js"
 import { llmEnv } from "./support/llm.js"
 import { freshDatabase } from "./support/postgres.js"
 import { authHeaders, rawFetch, sendJson, startServer, tempDataRoot, waitForJob } from "./support/server.js"
 import { queryStore } from "./support/stores.js"
 
-const ROOT = NodePath.resolve(import.meta.dirname, "..")
 const PASSWORD = "s3cret-migrate-pw"
 const USERS = ["alice", "bob"]
 
-interface CliRun {
-  readonly code: number | null
-  readonly stdout: string
-  readonly stderr: string
-}
-
-/** The CLI as a real process with a clean environment (stderr a pipe, not a terminal). */
-const cli = (args: ReadonlyArray<string>, env: Record<string, string> = {}) =>
-  Effect.promise(() =>
-    new Promise<CliRun>((resolve, reject) => {
-      const child = spawn(process.execPath, ["--import", "tsx", "src/cli/main.ts", ...args], {
-        cwd: ROOT,
-        env: { PATH: process.env.PATH ?? "", HOME: process.env.HOME ?? "/tmp", ...env },
-        stdio: ["ignore", "pipe", "pipe"]
-      })
-      let stdout = ""
-      let stderr = ""
-      child.stdout.on("data", (chunk: Buffer) => (stdout += chunk.toString()))
-      child.stderr.on("data", (chunk: Buffer) => (stderr += chunk.toString()))
-      const timer = setTimeout(() => {
-        child.kill("SIGKILL")
-        reject(new Error(`memory-service ${args.join(" ")} did not finish\n${stdout}\n${stderr}`))
-      }, 60_000)
-      child.on("exit", (code) => {
-        clearTimeout(timer)
-        resolve({ code, stdout, stderr })
-      })
-    })
-  )
+/** The CLI with a clean environment and stderr a pipe. */
+const cli = (args: ReadonlyArray<string>, env: Record<string, string> = {}) => runCli(args, { env, timeoutMs: 60_000 })
 
 interface Summary {
   readonly source: string
