@@ -1,48 +1,15 @@
 import { describe, expect, it } from "@effect/vitest"
 import { Effect } from "effect"
-import { spawn } from "node:child_process"
 import * as NodeFs from "node:fs"
 import * as NodePath from "node:path"
 import { API_KEY, apiClient, type RunningServer, startServer, tempDataRoot } from "./support/server.js"
+import { runCli } from "./support/cli.js"
 import { llmEnv, providerStub } from "./support/llm.js"
 import { seedFacts } from "./support/stores.js"
 
-const ROOT = NodePath.resolve(import.meta.dirname, "..")
-const CLI_TIMEOUT_MS = 20_000
-
-interface CliRun {
-  readonly code: number | null
-  readonly stdout: string
-  readonly stderr: string
-}
-
-/**
- * The CLI as a real process in a clean environment. Asynchronous on purpose: the server runs in
- * this process, so a blocking spawn would leave the CLI's requests unanswered.
- */
+/** The CLI against a running server, with the bootstrap key unless another is given. */
 const cli = (server: RunningServer, args: ReadonlyArray<string>, options: { readonly key?: string; readonly stdin?: string } = {}) =>
-  Effect.promise(() =>
-    new Promise<CliRun>((resolve, reject) => {
-      const child = spawn(process.execPath, ["--import", "tsx", "src/cli/main.ts", ...args], {
-        cwd: ROOT,
-        env: { PATH: process.env.PATH ?? "", HOME: process.env.HOME ?? "/tmp", SERVICE_API_URL: server.baseUrl, SERVICE_API_KEY: options.key ?? API_KEY },
-        stdio: ["pipe", "pipe", "pipe"]
-      })
-      let stdout = ""
-      let stderr = ""
-      child.stdout.on("data", (chunk: Buffer) => (stdout += chunk.toString()))
-      child.stderr.on("data", (chunk: Buffer) => (stderr += chunk.toString()))
-      const timer = setTimeout(() => {
-        child.kill("SIGKILL")
-        reject(new Error(`memory-service ${args.join(" ")} did not finish\n${stdout}\n${stderr}`))
-      }, CLI_TIMEOUT_MS)
-      child.on("exit", (code) => {
-        clearTimeout(timer)
-        resolve({ code, stdout, stderr })
-      })
-      child.stdin.end(options.stdin ?? "")
-    })
-  )
+  runCli(args, { env: { SERVICE_API_URL: server.baseUrl, SERVICE_API_KEY: options.key ?? API_KEY }, ...(options.stdin === undefined ? {} : { stdin: options.stdin }) })
 
 /** Runs a command that must succeed, answering its stdout. */
 const ok = (server: RunningServer, args: ReadonlyArray<string>, options: { readonly stdin?: string } = {}) =>

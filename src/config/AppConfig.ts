@@ -60,6 +60,9 @@ const databaseSettings = Effect.gen(function*() {
   return Option.map(url, (value) => ({ url: value, poolMax }))
 })
 
+/** SERVICE_DATA_ROOT as an absolute path. */
+export const dataRootSetting = Effect.map(stringVar("SERVICE_DATA_ROOT", "/data"), (dataRoot) => NodePath.resolve(dataRoot))
+
 /** Reads and validates every SERVICE_* variable once; the first invalid one stops start-up. */
 export const loadSettings = Effect.gen(function*() {
   const authDisabled = yield* boolVar("SERVICE_AUTH_DISABLED", false)
@@ -82,7 +85,7 @@ export const loadSettings = Effect.gen(function*() {
   const settings: Settings = {
     apiKey,
     authDisabled,
-    dataRoot: NodePath.resolve(yield* stringVar("SERVICE_DATA_ROOT", "/data")),
+    dataRoot: yield* dataRootSetting,
     storeCacheMax: yield* intVar("SERVICE_STORE_CACHE_MAX", 64, { min: 1 }),
     database: yield* databaseSettings,
     allowPurge: yield* boolVar("SERVICE_ALLOW_PURGE", false),

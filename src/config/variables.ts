@@ -102,6 +102,10 @@ export const originsVar = (name: string, authEnabled: boolean) =>
     }))
   )
 
+/** Whether a text is a PostgreSQL connection URL with a host. */
+export const isPostgresUrl = (text: string) =>
+  URL.canParse(text) && ["postgres:", "postgresql:"].includes(new URL(text).protocol) && new URL(text).hostname !== ""
+
 /**
  * A PostgreSQL connection URL, kept secret (it may hold a password): an invalid one is named
  * without its value.
@@ -111,9 +115,7 @@ export const databaseUrlVar = (name: string) =>
     Effect.flatMap(Option.match({
       onNone: () => Effect.succeed(Option.none<Redacted.Redacted>()),
       onSome: (url) => {
-        const text = Redacted.value(url)
-        const valid = URL.canParse(text) && ["postgres:", "postgresql:"].includes(new URL(text).protocol) && new URL(text).hostname !== ""
-        return valid
+        return isPostgresUrl(Redacted.value(url))
           ? Effect.succeed(Option.some(url))
           : Effect.fail(configInvalid(name, "expected a PostgreSQL URL, postgres://user:password@host:port/database (the value is not shown)"))
       }

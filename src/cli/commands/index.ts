@@ -8,6 +8,7 @@ import { importCommand } from "./import.js"
 import { jobCommand } from "./jobs.js"
 import { keysCommand } from "./keys.js"
 import { mcpCommand } from "./mcp.js"
+import { migrateCommand } from "./migrate.js"
 import { exploreCommand, refineCommand, timelineCommand } from "./graph.js"
 import { deleteCommand, deleteUserCommand, getCommand, listCommand, supersedeCommand } from "./memories.js"
 import { answerCommand, contextCommand, searchCommand } from "./retrieval.js"
@@ -40,6 +41,7 @@ export const rootCommand = Command.make("memory-service").pipe(
     metricsCommand,
     configCommand,
     requestsCommand,
-    mcpCommand
+    mcpCommand,
+    migrateCommand
   ])
 )

@@ -19,7 +19,7 @@ const types: Pg.CustomTypesConfig = {
 }
 
 /** A message about the database with the URL's password, if it shows anywhere, masked. */
-const withoutSecret = (message: string, url: Redacted.Redacted) => {
+export const withoutSecret = (message: string, url: Redacted.Redacted) => {
   const text = Redacted.value(url)
   const password = URL.canParse(text) ? decodeURIComponent(new URL(text).password) : ""
   return password === "" ? message : message.replaceAll(password, "***")

@@ -34,25 +34,31 @@ const prepareRoot = (dataRoot: string) =>
 
 const isBusy = (cause: unknown) => /SQLITE_BUSY|database is locked/i.test(String(cause))
 
-const acquire = Effect.gen(function*() {
-  const { dataRoot } = yield* AppConfig
-  const controlDir = yield* prepareRoot(dataRoot)
-  const lock = yield* SqliteClient.make({ filename: NodePath.join(controlDir, "server.lock"), disableWAL: true })
-  const taken = yield* Effect.all([
-    lock`PRAGMA busy_timeout = 0`,
-    lock`PRAGMA locking_mode = EXCLUSIVE`,
-    lock`BEGIN EXCLUSIVE`
-  ], { discard: true }).pipe(Effect.either)
-  if (taken._tag === "Left") {
-    if (!isBusy(taken.left.cause)) return yield* notWritable(dataRoot, taken.left.cause)
-    yield* recordLockContention(dataRoot)
-    return yield* new StartupError({
-      code: "data_root_locked",
-      message: `another process is already serving ${dataRoot}; run one process per data root`,
-      details: { data_root: dataRoot }
-    })
-  }
-  return { dataRoot }
-})
+/**
+ * Takes the lock on a data root for the enclosing scope: refused with `data_root_locked` while
+ * another process holds it. A service and `migrate` both take it.
+ */
+export const lockDataRoot = (dataRoot: string) =>
+  Effect.gen(function*() {
+    const controlDir = yield* prepareRoot(dataRoot)
+    const lock = yield* SqliteClient.make({ filename: NodePath.join(controlDir, "server.lock"), disableWAL: true })
+    const taken = yield* Effect.all([
+      lock`PRAGMA busy_timeout = 0`,
+      lock`PRAGMA locking_mode = EXCLUSIVE`,
+      lock`BEGIN EXCLUSIVE`
+    ], { discard: true }).pipe(Effect.either)
+    if (taken._tag === "Left") {
+      if (!isBusy(taken.left.cause)) return yield* notWritable(dataRoot, taken.left.cause)
+      yield* recordLockContention(dataRoot)
+      return yield* new StartupError({
+        code: "data_root_locked",
+        message: `another process is already serving ${dataRoot}; run one process per data root`,
+        details: { data_root: dataRoot }
+      })
+    }
+    return { dataRoot }
+  })
 
-export const DataRootLockLive = Layer.scoped(DataRootLock, acquire).pipe(Layer.provide(Reactivity.layer))
+export const DataRootLockLive = Layer.scoped(DataRootLock, Effect.flatMap(AppConfig, ({ dataRoot }) => lockDataRoot(dataRoot))).pipe(
+  Layer.provide(Reactivity.layer)
+)

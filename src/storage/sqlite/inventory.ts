@@ -5,12 +5,16 @@ import { fileBytes } from "./files.js"
 import { storeDirectory, storeFilePath } from "./storeFile.js"
 import { factStatusCounts } from "./user/statusCounts.js"
 
-/** Walks the data root: every user directory, the bytes it holds and its store's facts by status. */
-export const userInventory = (dataRoot: string): UserInventory => {
-  const users = NodeFs.readdirSync(dataRoot, { withFileTypes: true })
+/** The user directories of a data root, in id order (the control plane's starts with a dot). */
+export const userDirectories = (dataRoot: string) =>
+  NodeFs.readdirSync(dataRoot, { withFileTypes: true })
     .filter((entry) => entry.isDirectory() && !entry.name.startsWith("."))
     .map((entry) => entry.name)
     .sort()
+
+/** Walks the data root: every user directory, the bytes it holds and its store's facts by status. */
+export const userInventory = (dataRoot: string): UserInventory => {
+  const users = userDirectories(dataRoot)
   const memoriesByStatus: Record<string, number> = {}
   for (const userId of users) {
     const file = storeFilePath(dataRoot, userId)

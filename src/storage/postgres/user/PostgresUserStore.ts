@@ -11,9 +11,6 @@ import { maintenanceLock } from "./maintenanceLock.js"
 import { makeVectorIndexes } from "./vectorIndexes.js"
 import { clock, UserWrites } from "./writes.js"
 
-/** The tables that hold a user's data, each keyed by user_id first. */
-const USER_TABLES = ["applied_jobs", "events", "edges", "fact_entity_roles", "entities", "fact_sources", "facts", "spans", "turns", "sessions"] as const
-
 /**
  * The user store on PostgreSQL: every user's data in shared tables, each statement bounded to
  * one user. A statement's failure is a defect.
@@ -39,10 +36,9 @@ export const PostgresUserStoreLive = Layer.effect(
       erase: (userId) =>
         run("erase", userId, () =>
           sql.withTransaction(Effect.gen(function*() {
-            yield* sql`SELECT pg_advisory_xact_lock(hashtext(${userId}))`
-            for (const table of USER_TABLES) yield* sql`DELETE FROM ${sql(table)} WHERE user_id = ${userId}`
-            const removed = yield* sql<{ readonly user_id: string }>`DELETE FROM users WHERE user_id = ${userId} RETURNING user_id`
-            return removed.length > 0
+            const writes = UserWrites(sql, userId)
+            yield* writes.lock
+            return yield* writes.eraseUser
           }))),
 
       writeSession: (userId, write, options) => run("writeSession", userId, () => ingestSession(sql, userId, write, options)),

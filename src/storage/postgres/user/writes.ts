@@ -10,6 +10,9 @@ import { planTargets, type SessionWrite, type SessionWritten, settleSession } fr
 import { UserReads } from "./reads.js"
 import { vectorText } from "./rows.js"
 
+/** The tables that hold a user's data, each keyed by user_id first. */
+const USER_TABLES = ["applied_jobs", "events", "edges", "fact_entity_roles", "entities", "fact_sources", "facts", "spans", "turns", "sessions"] as const
+
 export const clock = Effect.map(Clock.currentTimeMillis, (millis) => ({ now: utcTimestamp(millis), epochSeconds: millis / 1000 }))
 
 /** Writes of one user's data, inside the caller's transaction; every statement names the user. */
@@ -30,6 +33,21 @@ export const UserWrites = (sql: SqlClient.SqlClient, userId: string) => {
     table === "facts"
       ? sql`UPDATE users SET facts_indexed = facts_indexed + ${documents}, facts_lexemes = facts_lexemes + ${lexemes} WHERE user_id = ${userId}`
       : sql`UPDATE users SET turns_indexed = turns_indexed + ${documents}, turns_lexemes = turns_lexemes + ${lexemes} WHERE user_id = ${userId}`
+
+  /** The counts of indexed documents and lexemes recomputed from the rows themselves, after a bulk copy. */
+  const recountIndexed = sql`UPDATE users SET
+      facts_indexed = (SELECT count(*) FROM facts WHERE user_id = ${userId}),
+      facts_lexemes = (SELECT coalesce(sum(length(search)), 0) FROM facts WHERE user_id = ${userId}),
+      turns_indexed = (SELECT count(*) FROM turns WHERE user_id = ${userId}),
+      turns_lexemes = (SELECT coalesce(sum(length(search)), 0) FROM turns WHERE user_id = ${userId})
+    WHERE user_id = ${userId}`
+
+  /** Every row of the user, the user's own last; whether there was a user. */
+  const eraseUser = Effect.gen(function*() {
+    for (const table of USER_TABLES) yield* sql`DELETE FROM ${sql(table)} WHERE user_id = ${userId}`
+    const removed = yield* sql<{ readonly user_id: string }>`DELETE FROM users WHERE user_id = ${userId} RETURNING user_id`
+    return removed.length > 0
+  })
 
   const ensureUser = (now: string) => sql`INSERT INTO users (user_id, created_at) VALUES (${userId}, ${now}) ON CONFLICT (user_id) DO NOTHING`
 
@@ -156,5 +174,5 @@ export const UserWrites = (sql: SqlClient.SqlClient, userId: string) => {
       return { turnsWritten: write.turns.length, facts: settled.facts } satisfies SessionWritten
     })
 
-  return { lock, ensureUser, writeSession, insertFact, closeFact, insertEvents, countIndexed }
+  return { lock, ensureUser, writeSession, insertFact, closeFact, insertEvents, countIndexed, recountIndexed, eraseUser }
 }

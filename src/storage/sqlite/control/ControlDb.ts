@@ -20,23 +20,22 @@ const unavailable = (cause: unknown) =>
     details: {}
   })
 
-const open = Effect.gen(function*() {
-  const { dataRoot } = yield* AppConfig
-  return yield* openMigrated({ filename: controlDbPath(dataRoot), migrations: controlMigrations, latest: LATEST_CONTROL_MIGRATION })
-}).pipe(
-  Effect.catchTags({
-    SqlError: unavailable,
-    MigrationError: unavailable,
-    SchemaNewer: ({ found, supported }) =>
-      new StartupError({
-        code: "control_schema_newer",
-        message: `the control database has schema ${found}, newer than this build's ${supported}; run a newer build`,
-        details: { found, supported }
-      })
-  })
-)
+/** Opens and migrates a data root's control database for the enclosing scope; the caller holds the data root's lock. */
+export const openControlDb = (dataRoot: string) =>
+  openMigrated({ filename: controlDbPath(dataRoot), migrations: controlMigrations, latest: LATEST_CONTROL_MIGRATION }).pipe(
+    Effect.catchTags({
+      SqlError: unavailable,
+      MigrationError: unavailable,
+      SchemaNewer: ({ found, supported }) =>
+        new StartupError({
+          code: "control_schema_newer",
+          message: `the control database has schema ${found}, newer than this build's ${supported}; run a newer build`,
+          details: { found, supported }
+        })
+    })
+  )
 
 /** Opened only after the data-root lock is held, so one process owns it. */
-export const ControlDbLive = Layer.scoped(ControlDb, Effect.zipRight(DataRootLock, open)).pipe(
+export const ControlDbLive = Layer.scoped(ControlDb, Effect.zipRight(DataRootLock, Effect.flatMap(AppConfig, ({ dataRoot }) => openControlDb(dataRoot)))).pipe(
   Layer.provide(Reactivity.layer)
 )

@@ -112,6 +112,7 @@ export const VectorQueries = (sql: SqlClient.SqlClient) => {
 
   return {
     space,
+    claim,
 
     /**
      * Stores vectors by the rowid (seq) of their fact or turn, inside the caller's transaction.

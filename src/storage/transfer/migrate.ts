@@ -1,0 +1,93 @@
+import { Effect } from "effect"
+import { unmatched, controlConflict, userState } from "./compare.js"
+import { MigrationConflict } from "./errors.js"
+import { type ControlSnapshot, type ControlTable, type RowCounts } from "./records.js"
+import type { TransferEnd } from "./TransferEnd.js"
+import { verifyCounts } from "./verify.js"
+
+export interface MigrationProgress {
+  readonly done: number
+  readonly total: number
+  /** The user being copied; null once all are done. */
+  readonly current: string | null
+}
+
+export interface MigrationSummary {
+  readonly source: string
+  readonly target: string
+  readonly users: { readonly total: number; readonly copied: number; readonly recopied: number; readonly skipped: number }
+  /** Rows of each control-plane table appended, and those the target already held. */
+  readonly control: Readonly<Record<ControlTable, { readonly copied: number; readonly skipped: number }>>
+  /** Rows on both ends after the copy, verified: users' tables summed over users, and the control plane's. */
+  readonly rows: RowCounts
+  readonly control_rows: RowCounts
+}
+
+const conflict = (userId: string | null, table: string, target: TransferEnd) =>
+  new MigrationConflict({
+    user_id: userId,
+    table,
+    message: `${target.label} already holds other data ${userId === null ? "in its control plane" : `for user '${userId}'`} (table ${table}); ` +
+      "nothing of it was overwritten: remove it from the target or migrate into an empty one"
+  })
+
+/** Copies one user unless the target already holds all of it; what was done. */
+const copyUser = (source: TransferEnd, target: TransferEnd, userId: string) =>
+  Effect.gen(function*() {
+    const wanted = yield* source.readUser(userId)
+    if (wanted === undefined) return "skipped" as const
+    const state = userState(wanted, yield* target.readUser(userId))
+    switch (state._tag) {
+      case "complete":
+        return "skipped" as const
+      case "conflict":
+        return yield* conflict(userId, state.table, target)
+      case "absent":
+      case "partial":
+        yield* target.replaceUser(wanted)
+        return state._tag === "absent" ? "copied" as const : "recopied" as const
+    }
+  })
+
+/** Appends the control-plane rows the target lacks, unless it holds rows the source does not have. */
+const copyControl = (source: TransferEnd, target: TransferEnd) =>
+  Effect.gen(function*() {
+    const [wanted, present] = [yield* source.readControl, yield* target.readControl]
+    const table = controlConflict(wanted, present)
+    if (table !== undefined) return yield* conflict(null, table, target)
+    const rows: ControlSnapshot = {
+      jobs: unmatched(wanted.jobs, present.jobs),
+      api_keys: unmatched(wanted.api_keys, present.api_keys),
+      request_log: unmatched(wanted.request_log, present.request_log)
+    }
+    yield* target.appendControl(rows)
+    const outcome = (name: ControlTable) => ({ copied: rows[name].length, skipped: wanted[name].length - rows[name].length })
+    return { jobs: outcome("jobs"), api_keys: outcome("api_keys"), request_log: outcome("request_log") } satisfies MigrationSummary["control"]
+  })
+
+/**
+ * Copies every user of the source, one transaction each, then the control plane, then verifies
+ * the row counts of both ends. Resumable: a user the target holds completely is skipped, one it
+ * holds in part (only rows the source has too) is copied again; a target holding anything else
+ * is refused before it is touched.
+ */
+export const migrate = (source: TransferEnd, target: TransferEnd, onProgress: (progress: MigrationProgress) => Effect.Effect<void>) =>
+  Effect.gen(function*() {
+    const users = yield* source.users
+    const outcomes = { copied: 0, recopied: 0, skipped: 0 }
+    for (const [done, userId] of users.entries()) {
+      yield* onProgress({ done, total: users.length, current: userId })
+      outcomes[yield* copyUser(source, target, userId)]++
+    }
+    yield* onProgress({ done: users.length, total: users.length, current: null })
+    const control = yield* copyControl(source, target)
+    const verified = yield* verifyCounts(source, target, users)
+    return {
+      source: source.label,
+      target: target.label,
+      users: { total: users.length, ...outcomes },
+      control,
+      rows: verified.rows,
+      control_rows: verified.control
+    } satisfies MigrationSummary
+  })

@@ -1,0 +1,39 @@
+import { Effect } from "effect"
+import { spawn } from "node:child_process"
+import * as NodePath from "node:path"
+
+const ROOT = NodePath.resolve(import.meta.dirname, "../..")
+
+export interface CliRun {
+  readonly code: number | null
+  readonly stdout: string
+  readonly stderr: string
+}
+
+/**
+ * `memory-service <args>` as a real process in a clean environment (stderr a pipe, not a
+ * terminal). Asynchronous on purpose: a server in this process must keep answering it.
+ */
+export const runCli = (args: ReadonlyArray<string>, options: { readonly env?: Record<string, string>; readonly stdin?: string; readonly timeoutMs?: number } = {}) =>
+  Effect.promise(() =>
+    new Promise<CliRun>((resolve, reject) => {
+      const child = spawn(process.execPath, ["--import", "tsx", "src/cli/main.ts", ...args], {
+        cwd: ROOT,
+        env: { PATH: process.env.PATH ?? "", HOME: process.env.HOME ?? "/tmp", ...options.env },
+        stdio: ["pipe", "pipe", "pipe"]
+      })
+      let stdout = ""
+      let stderr = ""
+      child.stdout.on("data", (chunk: Buffer) => (stdout += chunk.toString()))
+      child.stderr.on("data", (chunk: Buffer) => (stderr += chunk.toString()))
+      const timer = setTimeout(() => {
+        child.kill("SIGKILL")
+        reject(new Error(`memory-service ${args.join(" ")} did not finish\n${stdout}\n${stderr}`))
+      }, options.timeoutMs ?? 20_000)
+      child.on("exit", (code) => {
+        clearTimeout(timer)
+        resolve({ code, stdout, stderr })
+      })
+      child.stdin.end(options.stdin ?? "")
+    })
+  )
