@@ -18,7 +18,10 @@ export default defineConfig({
       "test/security.test.ts",
       "test/usage.test.ts",
       "test/fuzz.test.ts",
-      "test/load.test.ts"
+      "test/load.test.ts",
+      "test/memoryReads.test.ts",
+      "test/deleteUser.test.ts",
+      "test/deleteMemory.test.ts"
     ],
     env: { MEMORY_TEST_BACKEND: "postgres" },
     globalSetup: ["test/support/consoleBuild.ts", "test/support/postgresCluster.ts"],
