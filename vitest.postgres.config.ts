@@ -21,7 +21,11 @@ export default defineConfig({
       "test/load.test.ts",
       "test/memoryReads.test.ts",
       "test/deleteUser.test.ts",
-      "test/deleteMemory.test.ts"
+      "test/deleteMemory.test.ts",
+      "test/graph.test.ts",
+      "test/retrieval.test.ts",
+      "test/mcp.test.ts",
+      "test/cli.test.ts"
     ],
     env: { MEMORY_TEST_BACKEND: "postgres" },
     globalSetup: ["test/support/consoleBuild.ts", "test/support/postgresCluster.ts"],
