@@ -25,7 +25,10 @@ export default defineConfig({
       "test/graph.test.ts",
       "test/retrieval.test.ts",
       "test/mcp.test.ts",
-      "test/cli.test.ts"
+      "test/cli.test.ts",
+      "test/updateMemory.test.ts",
+      "test/batch.test.ts",
+      "test/adminStats.test.ts"
     ],
     env: { MEMORY_TEST_BACKEND: "postgres" },
     globalSetup: ["test/support/consoleBuild.ts", "test/support/postgresCluster.ts"],
