@@ -28,7 +28,10 @@ export default defineConfig({
       "test/cli.test.ts",
       "test/updateMemory.test.ts",
       "test/batch.test.ts",
-      "test/adminStats.test.ts"
+      "test/adminStats.test.ts",
+      "test/ingest.test.ts",
+      "test/extraction.test.ts",
+      "test/vectors.test.ts"
     ],
     env: { MEMORY_TEST_BACKEND: "postgres" },
     globalSetup: ["test/support/consoleBuild.ts", "test/support/postgresCluster.ts"],
