@@ -1,7 +1,7 @@
 import { describe, expect, it } from "@effect/vitest"
 import { Effect } from "effect"
 import { authHeaders, ingestTurn, rawFetch, startServer } from "./support/server.js"
-import { seedFacts, userRows } from "./support/userRows.js"
+import { SEEDED_FACT, seedFacts, userRows } from "./support/userRows.js"
 
 const get = (url: string) => rawFetch(url, { headers: authHeaders() })
 
@@ -32,19 +32,11 @@ describe("GET /v1/memories", () => {
       expect(ids(response.body)).toEqual(["fact_1", "fact_5", "fact_6", "fact_7"])
       expect(response.body).toMatchObject({ total: 4, offset: 0, limit: 50 })
       expect((response.body as { memories: Array<unknown> }).memories[0]).toEqual({
+        ...SEEDED_FACT,
         id: "fact_1",
         user_id: "alice",
-        agent_id: null,
         run_id: null,
-        project_id: null,
         content: "Alice lives in Lisbon.",
-        kind: "fact",
-        status: "active",
-        session_id: "s1",
-        occurred_at: "2024-03-05",
-        valid_from: "2024-03-05",
-        valid_until: null,
-        confidence: 0.9,
         metadata: { support_text: "seed" }
       })
     }))

@@ -51,19 +51,24 @@ export interface SeedFact {
   readonly session_id?: string | null
 }
 
-/** Writes facts for a user as extraction would, dated 2024-03-05 in session s1 unless told. */
+/** What a seeded fact holds unless told otherwise, as the API shows it. */
+export const SEEDED_FACT = {
+  kind: "fact",
+  status: "active",
+  session_id: "s1",
+  occurred_at: "2024-03-05",
+  valid_from: "2024-03-05",
+  valid_until: null,
+  confidence: 0.9,
+  agent_id: null,
+  project_id: null
+} as const
+
+/** Writes facts for a user as extraction would (SEEDED_FACT unless told). */
 export const seedFacts = (server: RunningServer, userId: string, facts: ReadonlyArray<SeedFact>) =>
   userRows(server).insert(userId, "facts", facts.map((fact) => ({
-    kind: "fact",
-    status: "active",
-    session_id: "s1",
-    occurred_at: "2024-03-05",
-    valid_from: "2024-03-05",
-    valid_until: null,
-    confidence: 0.9,
+    ...SEEDED_FACT,
     metadata: `{"support_text":"seed"}`,
-    agent_id: null,
-    project_id: null,
     created_at: "2026-01-01T00:00:00.000000+00:00",
     updated_at: "2026-01-01T00:00:00.000000+00:00",
     ...fact
