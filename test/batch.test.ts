@@ -2,7 +2,7 @@ import { describe, expect, it } from "@effect/vitest"
 import { Effect } from "effect"
 import { llmEnv, providerStub } from "./support/llm.js"
 import { authHeaders, rawFetch, sendJson, startServer, waitForJob } from "./support/server.js"
-import { queryStore } from "./support/stores.js"
+import { userRows } from "./support/userRows.js"
 
 interface BatchResult {
   readonly succeeded: number
@@ -19,7 +19,8 @@ describe("POST /v1/memories/batch", () => {
   it.scoped("sync: every session attempted on its own; a malformed or failing one is a failed item, the rest land", () =>
     Effect.gen(function*() {
       const stub = yield* providerStub("openai")
-      const { baseUrl, dataRoot } = yield* startServer(llmEnv(stub))
+      const server = yield* startServer(llmEnv(stub))
+      const { baseUrl } = server
       const response = yield* batch(baseUrl, {
         sessions: [
           session("a", "I play the cello."),
@@ -43,7 +44,7 @@ describe("POST /v1/memories/batch", () => {
       expect(result.results[2]!.error).toMatch(/^ingest_failed: session_time "not a date"/)
       expect(result.results[3]!.error).toMatch(/^validation_error: sessions\[3\]\.colour: /)
       expect(result.results.filter((item) => item.ok).every((item) => item.error === null)).toBe(true)
-      expect(queryStore(dataRoot, "alice", "SELECT session_id FROM sessions ORDER BY session_id")).toEqual([{ session_id: "a" }, { session_id: "e" }])
+      expect(yield* userRows(server).select("alice", "sessions", { columns: ["session_id"], orderBy: "session_id" })).toEqual([{ session_id: "a" }, { session_id: "e" }])
     }))
 
   it.scopedLive("async is the default: 202 with an empty session_id, then an ingest_batch job with the per-item report", () =>

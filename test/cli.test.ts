@@ -5,7 +5,7 @@ import * as NodePath from "node:path"
 import { API_KEY, apiClient, type RunningServer, startServer, tempDataRoot } from "./support/server.js"
 import { runCli } from "./support/cli.js"
 import { llmEnv, providerStub } from "./support/llm.js"
-import { seedFacts } from "./support/stores.js"
+import { seedFacts } from "./support/userRows.js"
 
 /** The CLI against a running server, with the bootstrap key unless another is given. */
 const cli = (server: RunningServer, args: ReadonlyArray<string>, options: { readonly key?: string; readonly stdin?: string } = {}) =>
@@ -44,7 +44,7 @@ describe("memory-service CLI", () => {
       expect(`${unknown.stderr}${wrongKey.stderr}`).not.toContain(API_KEY)
 
       // Without an LLM nothing extracts facts: seed them in the store the adds created.
-      seedFacts(server.dataRoot, "alice", [
+      yield* seedFacts(server, "alice", [
         { fact_id: "fact_home", content: "Alice lives in Porto.", kind: "state" },
         { fact_id: "fact_pet", content: "Alice has a cat.", kind: "fact" }
       ])

@@ -1,9 +1,7 @@
 import { describe, expect, it } from "@effect/vitest"
 import { Effect } from "effect"
-import * as NodeFs from "node:fs"
-import * as NodePath from "node:path"
 import { authHeaders, ingestTurn, rawFetch, startServer, waitForJob } from "./support/server.js"
-import { seedFacts } from "./support/stores.js"
+import { seedFacts, userRows } from "./support/userRows.js"
 
 const del = (url: string) => rawFetch(url, { method: "DELETE", headers: authHeaders() })
 const get = (url: string) => rawFetch(url, { headers: authHeaders() })
@@ -18,7 +16,7 @@ const serverWithFacts = (env: Record<string, string> = {}) =>
   Effect.gen(function*() {
     const server = yield* startServer(env)
     yield* ingestTurn(server.baseUrl, "alice", "hello")
-    seedFacts(server.dataRoot, "alice", [
+    yield* seedFacts(server, "alice", [
       { fact_id: "fact_1", content: "one" },
       { fact_id: "fact_2", content: "two" },
       { fact_id: "fact_3", content: "three", status: "superseded" }
@@ -41,10 +39,11 @@ describe("DELETE /v1/memories?user_id=", () => {
 
   it.scoped("for an unknown user is 200 with deleted false and creates nothing", () =>
     Effect.gen(function*() {
-      const { baseUrl, dataRoot } = yield* startServer({ SERVICE_ALLOW_PURGE: "true" })
+      const server = yield* startServer({ SERVICE_ALLOW_PURGE: "true" })
+      const { baseUrl } = server
       expect((yield* del(`${baseUrl}/v1/memories?user_id=ghost`)).body).toEqual({ user_id: "ghost", deleted: false, purged: false, archived: 0 })
       expect((yield* del(`${baseUrl}/v1/memories?user_id=ghost&purge=true`)).body).toEqual({ user_id: "ghost", deleted: false, purged: true, archived: 0 })
-      expect(NodeFs.existsSync(NodePath.join(dataRoot, "ghost"))).toBe(false)
+      expect(yield* userRows(server).users).toEqual([])
     }))
 
   it.scoped("refuses scope keys (501) and purge while it is off (403), changing nothing", () =>
@@ -59,16 +58,17 @@ describe("DELETE /v1/memories?user_id=", () => {
 
   it.scopedLive("purge erases the user's store; the control plane keeps the user's jobs", () =>
     Effect.gen(function*() {
-      const { baseUrl, dataRoot } = yield* serverWithFacts({ SERVICE_ALLOW_PURGE: "true" })
+      const server = yield* serverWithFacts({ SERVICE_ALLOW_PURGE: "true" })
+      const { baseUrl } = server
       const accepted = yield* ingest(baseUrl, { user_id: "alice", messages: [{ content: "async" }] })
       const jobId = (accepted.body as { job_id: string }).job_id
       expect(yield* waitForJob(baseUrl, jobId)).toMatchObject({ status: "succeeded" })
       const response = yield* del(`${baseUrl}/v1/memories?user_id=alice&purge=true`)
       expect(response.body).toEqual({ user_id: "alice", deleted: true, purged: true, archived: 0 })
-      expect(NodeFs.existsSync(NodePath.join(dataRoot, "alice"))).toBe(false)
+      expect(yield* userRows(server).users).not.toContain("alice")
       expect((yield* get(`${baseUrl}/v1/jobs/${jobId}`)).status).toBe(200)
       expect((yield* get(`${baseUrl}/v1/memories?user_id=alice`)).body).toMatchObject({ total: 0 })
-      expect(NodeFs.existsSync(NodePath.join(dataRoot, "alice"))).toBe(false)
+      expect(yield* userRows(server).users).not.toContain("alice")
       expect((yield* ingest(baseUrl, { user_id: "alice", async_mode: false, messages: [{ content: "fresh start" }] })).status).toBe(200)
     }))
 

@@ -2,8 +2,8 @@ import { describe, expect, it } from "@effect/vitest"
 import { Effect } from "effect"
 import { stubEmbedding } from "../scripts/stubs/embedding.js"
 import { chatRequests, llmEnv, providerStub } from "./support/llm.js"
-import { authHeaders, rawFetch, sendJson, startServer, waitForJob } from "./support/server.js"
-import { queryStore } from "./support/stores.js"
+import { authHeaders, rawFetch, type RunningServer, sendJson, startServer, waitForJob } from "./support/server.js"
+import { userRows } from "./support/userRows.js"
 
 interface MemoryView {
   readonly id: string
@@ -27,6 +27,10 @@ const memories = (baseUrl: string) =>
 const events = (baseUrl: string) =>
   Effect.map(rawFetch(`${baseUrl}/v1/events?user_id=alice`, { headers: authHeaders() }), (r) => (r.body as { events: Array<Record<string, unknown>> }).events)
 
+/** The spans a fact was taken from, in order. */
+const sourcesOf = (server: RunningServer, factId: string) =>
+  userRows(server).select("alice", "fact_sources", { columns: ["span_id"], where: { fact_id: factId }, orderBy: "span_id" })
+
 const serverWithLlm = Effect.gen(function*() {
   const stub = yield* providerStub("openai")
   const server = yield* startServer(llmEnv(stub))
@@ -36,7 +40,8 @@ const serverWithLlm = Effect.gen(function*() {
 describe("POST /v1/memories with infer=true", () => {
   it.scoped("extracts atomic facts with kind, resolved dates, provenance and entities", () =>
     Effect.gen(function*() {
-      const { baseUrl, dataRoot, stub } = yield* serverWithLlm
+      const server = yield* serverWithLlm
+      const { baseUrl, stub } = server
       const response = yield* ingest(baseUrl, {
         session_id: "s1",
         session_time: "2023-05-08T13:56:00",
@@ -60,12 +65,16 @@ describe("POST /v1/memories with infer=true", () => {
       })
       // No date in the statement: it holds from the session on.
       expect(hiking).toMatchObject({ kind: "preference", occurred_at: null, valid_from: "2023-05-08T13:56:00" })
-      expect(queryStore(dataRoot, "alice", "SELECT span_id FROM fact_sources WHERE fact_id = ?", hiking!.id)).toEqual([{ span_id: "span_s1_3" }])
-      expect(queryStore(dataRoot, "alice", "SELECT e.name, r.role FROM fact_entity_roles r JOIN entities e USING (entity_id) WHERE r.fact_id = ? ORDER BY e.name", moved!.id))
-        .toEqual([{ name: "Berlin", role: "location" }, { name: "user", role: "subject" }])
-      expect(queryStore(dataRoot, "alice", "SELECT dst_id, edge_type FROM edges WHERE src_fact_id = ? ORDER BY dst_id", moved!.id))
+      const rows = userRows(server)
+      expect(yield* sourcesOf(server, hiking!.id)).toEqual([{ span_id: "span_s1_3" }])
+      const entities = yield* rows.select("alice", "entities", { columns: ["entity_id", "name", "profile_stale"], orderBy: "name" })
+      expect(yield* rows.select("alice", "fact_entity_roles", { columns: ["entity_id", "role"], where: { fact_id: moved!.id }, orderBy: "entity_id" }))
+        .toEqual([{ entity_id: "entity_berlin", role: "location" }, { entity_id: "entity_user", role: "subject" }])
+      expect(entities.filter((entity) => ["entity_berlin", "entity_user"].includes(String(entity.entity_id))).map((entity) => entity.name))
+        .toEqual(["Berlin", "user"])
+      expect(yield* rows.select("alice", "edges", { columns: ["dst_id", "edge_type"], where: { src_fact_id: moved!.id }, orderBy: "dst_id" }))
         .toEqual([{ dst_id: "entity_berlin", edge_type: "MENTIONS" }, { dst_id: "entity_user", edge_type: "SUBJECT_OF" }])
-      expect(queryStore(dataRoot, "alice", "SELECT DISTINCT profile_stale FROM entities")).toEqual([{ profile_stale: 1 }])
+      expect(new Set(entities.map((entity) => entity.profile_stale))).toEqual(new Set([1]))
       // One structured extraction call, in the provider's JSON-schema mode, and nothing to reconcile yet.
       const calls = chatRequests(stub)
       expect(calls).toHaveLength(1)
@@ -97,22 +106,22 @@ describe("POST /v1/memories with infer=true", () => {
 
   it.scoped("a repeated statement is merged into the fact that says it: no second copy, its sources added", () =>
     Effect.gen(function*() {
-      const { baseUrl, dataRoot } = yield* serverWithLlm
+      const server = yield* serverWithLlm
+      const { baseUrl } = server
       yield* ingest(baseUrl, { session_id: "s1", messages: [{ content: "I work at Acme Corp." }] })
       const again = yield* ingest(baseUrl, { session_id: "s2", messages: [{ content: "I work at Acme Corp." }] })
       expect(again.body).toMatchObject({ facts_extracted: 1 })
       const listed = yield* memories(baseUrl)
       expect(listed).toHaveLength(1)
-      expect(queryStore(dataRoot, "alice", "SELECT span_id FROM fact_sources WHERE fact_id = ? ORDER BY span_id", listed[0]!.id))
-        .toEqual([{ span_id: "span_s1_1" }, { span_id: "span_s2_1" }])
+      expect(yield* sourcesOf(server, listed[0]!.id)).toEqual([{ span_id: "span_s1_1" }, { span_id: "span_s2_1" }])
       const [merge] = (yield* events(baseUrl)).filter((event) => event.type === "memory_supersede")
       expect(merge).toMatchObject({ memory_id: listed[0]!.id, details: { action: "duplicate_merge" } })
     }))
 
   it.scoped("within a session, a fact replaced by an earlier plan takes no merge: the repetition is a new fact", () =>
     Effect.gen(function*() {
-      const { baseUrl, dataRoot } = yield* serverWithLlm
-      const sourcesOf = (id: string) => queryStore(dataRoot, "alice", "SELECT span_id FROM fact_sources WHERE fact_id = ? ORDER BY span_id", id)
+      const server = yield* serverWithLlm
+      const { baseUrl } = server
       yield* ingest(baseUrl, { session_id: "s1", messages: [{ content: "I work at Acme Corp." }] })
       const [acme] = yield* memories(baseUrl)
       const replacedFirst = yield* ingest(baseUrl, { session_id: "s2", messages: [{ content: "I work at Globex." }, { content: "I work at Acme Corp." }] })
@@ -120,7 +129,7 @@ describe("POST /v1/memories with infer=true", () => {
       const afterS2 = yield* memories(baseUrl)
       expect(afterS2.map((m) => m.content).sort()).toEqual(["The user works at Acme Corp.", "The user works at Globex."])
       expect(afterS2.map((m) => m.id)).not.toContain(acme!.id)
-      expect(sourcesOf(acme!.id)).toEqual([{ span_id: "span_s1_1" }])
+      expect(yield* sourcesOf(server, acme!.id)).toEqual([{ span_id: "span_s1_1" }])
       const globex = afterS2.find((m) => m.content === "The user works at Globex.")!
       const s2Events = (yield* events(baseUrl)).filter((event) => event.session_id === "s2").reverse()
       expect(s2Events.map((event) => [event.type, event.memory_id, (event.details as { action: string }).action])).toEqual([
@@ -133,13 +142,13 @@ describe("POST /v1/memories with infer=true", () => {
 
   it.scoped("within a session, a repetition merged by an earlier plan is then replaced by a later one", () =>
     Effect.gen(function*() {
-      const { baseUrl, dataRoot } = yield* serverWithLlm
+      const server = yield* serverWithLlm
+      const { baseUrl } = server
       yield* ingest(baseUrl, { session_id: "s1", messages: [{ content: "I work at Acme Corp." }] })
       const [acme] = yield* memories(baseUrl)
       yield* ingest(baseUrl, { session_id: "s2", messages: [{ content: "I work at Acme Corp." }, { content: "I work at Initech." }] })
       expect((yield* memories(baseUrl)).map((m) => m.content)).toEqual(["The user works at Initech."])
-      expect(queryStore(dataRoot, "alice", "SELECT span_id FROM fact_sources WHERE fact_id = ? ORDER BY span_id", acme!.id))
-        .toEqual([{ span_id: "span_s1_1" }, { span_id: "span_s2_1" }])
+      expect(yield* sourcesOf(server, acme!.id)).toEqual([{ span_id: "span_s1_1" }, { span_id: "span_s2_1" }])
       const closed = (yield* rawFetch(`${baseUrl}/v1/memories/${acme!.id}?user_id=alice`, { headers: authHeaders() })).body as MemoryView
       expect(closed.status).toBe("superseded")
       const s2Events = (yield* events(baseUrl)).filter((event) => event.session_id === "s2").reverse()
@@ -162,7 +171,8 @@ describe("POST /v1/memories with infer=true", () => {
 
   it.scoped("a long session is extracted in parts, every part's facts kept with their sources, entities and vectors", () =>
     Effect.gen(function*() {
-      const { baseUrl, dataRoot, stub } = yield* serverWithLlm
+      const server = yield* serverWithLlm
+      const { baseUrl, stub } = server
       // More facts than one INSERT statement takes: the rows of each table go in several.
       const messages = Array.from({ length: 210 }, (_, i) => ({ content: `I visited museum number ${i + 1} with Clara.` }))
       const response = yield* ingest(baseUrl, { messages })
@@ -170,18 +180,21 @@ describe("POST /v1/memories with infer=true", () => {
       expect(chatRequests(stub).filter((r) => JSON.stringify(r.body).includes("memory_extraction")).length).toBe(6)
       const sessionId = (response.body as { session_id: string }).session_id
       // Each fact is linked to its own turn, to its two entities by a role and an edge each, and its vector is its statement's.
-      const linked = queryStore(dataRoot, "alice", `
-        SELECT count(*) AS n FROM facts f
-        JOIN fact_sources s ON s.fact_id = f.fact_id AND s.span_id = 'span_' || f.session_id || '_' || CAST(substr(f.content, 32) AS INTEGER)
-        WHERE f.session_id = ?
-          AND (SELECT count(*) FROM fact_entity_roles r JOIN edges e ON e.src_fact_id = r.fact_id AND e.dst_id = r.entity_id
-               WHERE r.fact_id = f.fact_id AND r.entity_id IN ('entity_user', 'entity_clara')) = 2`, sessionId)
-      expect(linked).toEqual([{ n: 210 }])
-      const stored = queryStore<{ content: string; embedding: Uint8Array }>(dataRoot, "alice", `
-        SELECT f.content, v.embedding FROM facts f JOIN fact_vector_data v ON v.seq = f.seq ORDER BY f.seq`)
+      const rows = userRows(server)
+      const facts = yield* rows.select("alice", "facts", { columns: ["fact_id", "content"], where: { session_id: sessionId } })
+      const pairs = (list: ReadonlyArray<Record<string, unknown>>, a: string, b: string) => new Set(list.map((row) => `${row[a]} ${row[b]}`))
+      const sources = pairs(yield* rows.select("alice", "fact_sources", { columns: ["fact_id", "span_id"] }), "fact_id", "span_id")
+      const roles = pairs(yield* rows.select("alice", "fact_entity_roles", { columns: ["fact_id", "entity_id"] }), "fact_id", "entity_id")
+      const edges = pairs(yield* rows.select("alice", "edges", { columns: ["src_fact_id", "dst_id"] }), "src_fact_id", "dst_id")
+      const linked = facts.filter(({ content, fact_id }) =>
+        sources.has(`${fact_id} span_${sessionId}_${Number.parseInt(String(content).slice(31), 10)}`) &&
+        ["entity_user", "entity_clara"].every((entity) => roles.has(`${fact_id} ${entity}`) && edges.has(`${fact_id} ${entity}`))
+      )
+      expect(facts).toHaveLength(210)
+      expect(linked).toHaveLength(210)
+      const stored = yield* rows.vectors("alice", "facts")
       expect(stored).toHaveLength(210)
-      for (const { content, embedding } of stored) {
-        const vector = new Float32Array(embedding.buffer, embedding.byteOffset, embedding.byteLength / 4)
+      for (const { content, vector } of stored) {
         expect([...vector]).toEqual([...Float32Array.from(stubEmbedding(content, vector.length))])
       }
     }))
@@ -198,7 +211,8 @@ describe("POST /v1/memories with infer=true", () => {
 
   it.scopedLive("a provider failure fails the ingest with its provider_* code and writes nothing", () =>
     Effect.gen(function*() {
-      const { baseUrl, dataRoot, stub } = yield* serverWithLlm
+      const server = yield* serverWithLlm
+      const { baseUrl, stub } = server
       yield* ingest(baseUrl, { infer: false, messages: [{ content: "first turn" }] })
       // Two attempts (SERVICE_LLM_MAX_RETRIES=1), both refused.
       stub.failNext(503, 2)
@@ -215,8 +229,8 @@ describe("POST /v1/memories with infer=true", () => {
       const job = yield* waitForJob(baseUrl, (accepted.body as { job_id: string }).job_id)
       expect(job).toMatchObject({ status: "failed", kind: "ingest" })
       expect(job.error).toMatch(/^provider_unavailable: /)
-      expect(queryStore(dataRoot, "alice", "SELECT count(*) AS n FROM turns")).toEqual([{ n: 1 }])
-      expect(queryStore(dataRoot, "alice", "SELECT count(*) AS n FROM facts")).toEqual([{ n: 0 }])
+      expect(yield* userRows(server).count("alice", "turns")).toBe(1)
+      expect(yield* userRows(server).count("alice", "facts")).toBe(0)
     }))
 
   it.scoped("without an LLM, infer=true is refused with config_invalid (sync and async) and infer=false still works", () =>

@@ -1,10 +1,8 @@
 import { describe, expect, it } from "@effect/vitest"
 import { Effect } from "effect"
-import * as NodeFs from "node:fs"
-import * as NodePath from "node:path"
 import { llmEnv, providerStub } from "./support/llm.js"
 import { authHeaders, ingestTurn, rawFetch, sendJson, startServer } from "./support/server.js"
-import { execStore, seedFacts } from "./support/stores.js"
+import { seedEntities, seedFacts, userRows } from "./support/userRows.js"
 
 const get = (url: string) => rawFetch(url, { headers: authHeaders() })
 
@@ -47,21 +45,28 @@ const ingest = (baseUrl: string, body: Record<string, unknown>) =>
 const seededGraph = Effect.gen(function*() {
   const server = yield* startServer()
   yield* ingestTurn(server.baseUrl, "bob", "hello")
-  seedFacts(server.dataRoot, "bob", [
+  yield* seedFacts(server, "bob", [
     { fact_id: "f_a", content: "Bob met Xavier at the café." },
     { fact_id: "f_b", content: "Bob met Xavier in 2020.", status: "superseded" },
     { fact_id: "f_c", content: "Bob met Xavier in 2019.", status: "superseded" },
     { fact_id: "f_d", content: "Xavier runs a café.", agent_id: "coder" }
   ])
-  execStore(server.dataRoot, "bob", `INSERT INTO entities (entity_id, name, normalized_name, updated_at) VALUES ('entity_xavier_cafe', 'Xavier Café', 'xavier cafe', 'x');
-           INSERT INTO fact_entity_roles VALUES ('f_a', 'entity_xavier_cafe', 'object'), ('f_d', 'entity_xavier_cafe', 'subject');
-           INSERT INTO edges (edge_id, src_fact_id, dst_id, edge_type, predicate, confidence, metadata, created_at) VALUES
-             ('e1', 'f_a', 'f_b', 'SUPERSEDES', 'supersedes', 1, '{}', 100),
-             ('e2', 'f_b', 'f_c', 'SUPERSEDES', 'supersedes', 1, '{}', 200),
-             ('e3', 'f_a', 'entity_xavier_cafe', 'MENTIONS', 'met', 1, '{}', 300),
-             ('e4', 'f_d', 'entity_xavier_cafe', 'SUBJECT_OF', 'runs', 1, '{}', 50),
-             ('e5', 'f_a', 'span_s1_1', 'EVIDENCES', NULL, 0.5, '{"note":"seed"}', 400.25),
-             ('e6', 'f_d', 'f_a', 'SUPPORTS', 'supports', 1, '{}', 50);`)
+  yield* seedEntities(server, "bob", [{ entity_id: "entity_xavier_cafe", name: "Xavier Café", normalized_name: "xavier cafe" }])
+  const rows = userRows(server)
+  yield* rows.insert("bob", "fact_entity_roles", [
+    { fact_id: "f_a", entity_id: "entity_xavier_cafe", role: "object" },
+    { fact_id: "f_d", entity_id: "entity_xavier_cafe", role: "subject" }
+  ])
+  const edge = (edge_id: string, src_fact_id: string, dst_id: string, edge_type: string, predicate: string | null, created_at: number) =>
+    ({ edge_id, src_fact_id, dst_id, edge_type, predicate, confidence: 1, metadata: "{}", created_at })
+  yield* rows.insert("bob", "edges", [
+    edge("e1", "f_a", "f_b", "SUPERSEDES", "supersedes", 100),
+    edge("e2", "f_b", "f_c", "SUPERSEDES", "supersedes", 200),
+    edge("e3", "f_a", "entity_xavier_cafe", "MENTIONS", "met", 300),
+    edge("e4", "f_d", "entity_xavier_cafe", "SUBJECT_OF", "runs", 50),
+    { ...edge("e5", "f_a", "span_s1_1", "EVIDENCES", null, 400.25), confidence: 0.5, metadata: `{"note":"seed"}` },
+    edge("e6", "f_d", "f_a", "SUPPORTS", "supports", 50)
+  ])
   return server
 })
 
@@ -135,12 +140,13 @@ describe("GET /v1/explore", () => {
 
   it.scoped("an unknown start or user is 200 and empty (no store created); bounds are 422", () =>
     Effect.gen(function*() {
-      const { baseUrl, dataRoot } = yield* seededGraph
+      const server = yield* seededGraph
+      const { baseUrl } = server
       const empty = { user_id: "bob", start_id: "nope", start_type: "memory", count: { nodes: 0, edges: 0 }, nodes: [], edges: [] }
       expect(yield* explore(baseUrl, "start_id=nope")).toEqual({ status: 200, body: empty })
       const ghost = yield* get(`${baseUrl}/v1/explore?user_id=ghost&start_id=f_a`)
       expect(ghost).toMatchObject({ status: 200, body: { nodes: [], count: { nodes: 0, edges: 0 } } })
-      expect(NodeFs.existsSync(NodePath.join(dataRoot, "ghost"))).toBe(false)
+      expect(yield* userRows(server).users).not.toContain("ghost")
       for (const query of ["start_id=f_a&depth=4", "start_id=f_a&depth=0", "start_id=f_a&limit=0", "start_id=f_a&limit=101", "start_id=", "depth=1"]) {
         const response = yield* explore(baseUrl, query)
         expect(response.status, query).toBe(422)
@@ -221,13 +227,14 @@ describe("GET /v1/entity_timeline", () => {
 
   it.scoped("scope keys narrow; an unknown user is empty without a store; entity_id is required", () =>
     Effect.gen(function*() {
-      const { baseUrl, dataRoot } = yield* seededGraph
+      const server = yield* seededGraph
+      const { baseUrl } = server
       const ids = (query: string) =>
         Effect.map(get(`${baseUrl}/v1/entity_timeline?${query}`), (r) => (r.body as { items: Array<Card> }).items.map((item) => item.id))
       expect(yield* ids("user_id=bob&entity_id=CAFE")).toEqual(["f_a", "f_d"])
       expect(yield* ids("user_id=bob&entity_id=cafe&agent_id=planner")).toEqual(["f_a"])
       expect(yield* ids("user_id=ghost&entity_id=cafe")).toEqual([])
-      expect(NodeFs.existsSync(NodePath.join(dataRoot, "ghost"))).toBe(false)
+      expect(yield* userRows(server).users).not.toContain("ghost")
       for (const query of ["user_id=bob", "user_id=bob&entity_id="]) {
         expect((yield* get(`${baseUrl}/v1/entity_timeline?${query}`)).body, query).toMatchObject({ code: "validation_error" })
       }

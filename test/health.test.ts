@@ -3,6 +3,7 @@ import { Effect } from "effect"
 import * as NodeFs from "node:fs"
 import { SERVICE_VERSION, STORE_SCHEMA_VERSION } from "../src/version.js"
 import { apiClient, rawFetch, startServer } from "./support/server.js"
+import { userRows } from "./support/userRows.js"
 
 describe("GET /health", () => {
   it.scoped("answers without a key, with version, schema version and auth state", () =>
@@ -23,9 +24,9 @@ describe("GET /health", () => {
 
   it.scoped("touches no store: the data root holds only the control plane", () =>
     Effect.gen(function*() {
-      const { baseUrl, dataRoot } = yield* startServer()
-      yield* rawFetch(`${baseUrl}/health`)
-      expect(NodeFs.readdirSync(dataRoot)).toEqual([".control"])
+      const server = yield* startServer()
+      yield* rawFetch(`${server.baseUrl}/health`)
+      expect(yield* userRows(server).users).toEqual([])
     }))
 
   it("reports the version of package.json", () => {

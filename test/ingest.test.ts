@@ -2,16 +2,16 @@ import { describe, expect, it } from "@effect/vitest"
 import { Effect } from "effect"
 import * as NodeFs from "node:fs"
 import * as NodePath from "node:path"
-import type { TurnRow } from "../src/domain/records.js"
 import { apiClient, authHeaders, rawFetch, sendJson, startServer, waitForJob } from "./support/server.js"
-import { queryStore } from "./support/stores.js"
+import { userRows } from "./support/userRows.js"
 
 const post = (baseUrl: string, body: unknown) => sendJson(`${baseUrl}/v1/memories`, body)
 
 describe("POST /v1/memories with infer=false", () => {
   it.scoped("sync: stores the non-empty turns verbatim with one span each and answers the counts", () =>
     Effect.gen(function*() {
-      const { baseUrl, dataRoot } = yield* startServer()
+      const server = yield* startServer()
+      const { baseUrl } = server
       const response = yield* post(baseUrl, {
         user_id: "alice",
         session_id: "s1",
@@ -26,14 +26,13 @@ describe("POST /v1/memories with infer=false", () => {
       })
       expect(response.status).toBe(200)
       expect(response.body).toEqual({ session_id: "s1", facts_extracted: 0, spans_written: 2, turns_written: 2 })
-      const turns = queryStore<TurnRow>(dataRoot, "alice", "SELECT * FROM turns ORDER BY seq")
-      expect(turns.map((t) => [t.turn_id, t.position, t.role, t.content])).toEqual([
-        ["s1_turn_1", 1, "user", "I moved to Lisbon in March."],
-        ["s1_turn_2", 2, "user", "My dog is called Pixel."]
+      const rows = userRows(server)
+      expect(yield* rows.select("alice", "turns", { columns: ["turn_id", "position", "role", "content"], orderBy: "seq" })).toEqual([
+        { turn_id: "s1_turn_1", position: 1, role: "user", content: "I moved to Lisbon in March." },
+        { turn_id: "s1_turn_2", position: 2, role: "user", content: "My dog is called Pixel." }
       ])
-      const spans = queryStore<{ span_id: string; end_offset: number }>(dataRoot, "alice", "SELECT * FROM spans ORDER BY span_id")
-      expect(spans.map((s) => s.span_id)).toEqual(["span_s1_1", "span_s1_2"])
-      expect(queryStore(dataRoot, "alice", "SELECT session_time FROM sessions")).toEqual([{ session_time: "2024-03-05" }])
+      expect(yield* rows.select("alice", "spans", { columns: ["span_id"], orderBy: "span_id" })).toEqual([{ span_id: "span_s1_1" }, { span_id: "span_s1_2" }])
+      expect(yield* rows.select("alice", "sessions", { columns: ["session_time"] })).toEqual([{ session_time: "2024-03-05" }])
     }))
 
   it.scopedLive("async is the default: 202 with a job that succeeds with the counts", () =>
@@ -58,48 +57,56 @@ describe("POST /v1/memories with infer=false", () => {
 
   it.scoped("a session sent in parts continues its positions", () =>
     Effect.gen(function*() {
-      const { baseUrl, dataRoot } = yield* startServer()
-      const client = yield* apiClient(baseUrl)
+      const server = yield* startServer()
+      const client = yield* apiClient(server.baseUrl)
       for (const content of ["one", "two"]) {
         yield* client.memories.add({ payload: { user_id: "u", session_id: "s", infer: false, async_mode: false, messages: [{ role: "user", content }] } })
       }
-      const turns = queryStore<TurnRow>(dataRoot, "u", "SELECT * FROM turns ORDER BY seq")
-      expect(turns.map((t) => [t.turn_id, t.content])).toEqual([["s_turn_1", "one"], ["s_turn_2", "two"]])
+      expect(yield* userRows(server).select("u", "turns", { columns: ["turn_id", "content"], orderBy: "seq" })).toEqual([
+        { turn_id: "s_turn_1", content: "one" },
+        { turn_id: "s_turn_2", content: "two" }
+      ])
     }))
 
   it.scoped("stamps the scope keys on the turns; an empty key means unset", () =>
     Effect.gen(function*() {
-      const { baseUrl, dataRoot } = yield* startServer()
-      yield* post(baseUrl, { user_id: "u", agent_id: "planner", project_id: "", infer: false, async_mode: false, messages: [{ content: "x" }] })
-      expect(queryStore<TurnRow>(dataRoot, "u", "SELECT * FROM turns")[0]).toMatchObject({ agent_id: "planner", project_id: null })
+      const server = yield* startServer()
+      yield* post(server.baseUrl, { user_id: "u", agent_id: "planner", project_id: "", infer: false, async_mode: false, messages: [{ content: "x" }] })
+      expect(yield* userRows(server).select("u", "turns", { columns: ["agent_id", "run_id", "project_id"] })).toEqual([{ agent_id: "planner", run_id: null, project_id: null }])
     }))
 
   it.scoped("records an audit event with the actor and request id in the same write", () =>
     Effect.gen(function*() {
-      const { baseUrl, dataRoot } = yield* startServer()
+      const { baseUrl } = yield* startServer()
       yield* rawFetch(`${baseUrl}/v1/memories`, {
         method: "POST",
         headers: { ...authHeaders(), "content-type": "application/json", "x-request-id": "req-42" },
         body: JSON.stringify({ user_id: "u", session_id: "s", infer: false, async_mode: false, messages: [{ content: "x" }] })
       })
-      const [event] = queryStore<{ type: string; session_id: string; reason: string; details: string; event_id: string }>(dataRoot, "u", "SELECT * FROM events")
-      expect(event).toMatchObject({ type: "memory_add", session_id: "s", reason: "1 turns stored verbatim (infer=false)" })
-      expect(event?.event_id).toMatch(/^trace_[0-9a-f-]{36}$/)
-      expect(JSON.parse(event!.details)).toMatchObject({ actor: "bootstrap", request_id: "req-42", turns_written: 1 })
+      const { events } = (yield* rawFetch(`${baseUrl}/v1/events?user_id=u`, { headers: authHeaders() })).body as { events: Array<Record<string, unknown>> }
+      expect(events).toHaveLength(1)
+      expect(events[0]).toMatchObject({
+        type: "memory_add",
+        session_id: "s",
+        reason: "1 turns stored verbatim (infer=false)",
+        details: { actor: "bootstrap", request_id: "req-42", turns_written: 1 }
+      })
+      expect(events[0]?.event_id).toMatch(/^trace_[0-9a-f-]{36}$/)
     }))
 })
 
 describe("POST /v1/memories refusals", () => {
   it.scoped("infer=true without an LLM provider is 400 config_invalid and writes nothing", () =>
     Effect.gen(function*() {
-      const { baseUrl, dataRoot } = yield* startServer()
+      const server = yield* startServer()
+      const { baseUrl } = server
       for (const asyncMode of [true, false]) {
         const response = yield* post(baseUrl, { user_id: "bob", async_mode: asyncMode, messages: [{ content: "x" }] })
         expect(response.status).toBe(400)
         expect(response.body).toMatchObject({ code: "config_invalid" })
         expect((response.body as { message: string }).message).toContain("SERVICE_LLM_API_KEY")
       }
-      expect(NodeFs.existsSync(NodePath.join(dataRoot, "bob"))).toBe(false)
+      expect(yield* userRows(server).users).toEqual([])
     }))
 
   it.scoped("an unreadable session_time is 400 ingest_failed naming the value", () =>
@@ -114,13 +121,14 @@ describe("POST /v1/memories refusals", () => {
 
   it.scoped("a user_id outside the allowlist is 400 invalid_scope and never becomes a path", () =>
     Effect.gen(function*() {
-      const { baseUrl, dataRoot } = yield* startServer()
+      const server = yield* startServer()
+      const { baseUrl, dataRoot } = server
       for (const userId of ["../escape", ".hidden", "a/b", "x".repeat(127) + "/", "with space"]) {
         const response = yield* post(baseUrl, { user_id: userId, infer: false, messages: [{ content: "x" }] })
         expect(response.status, userId).toBe(400)
         expect(response.body).toMatchObject({ code: "invalid_scope" })
       }
-      expect(NodeFs.readdirSync(dataRoot)).toEqual([".control"])
+      expect(yield* userRows(server).users).toEqual([])
       expect(NodeFs.existsSync(NodePath.join(dataRoot, "..", "escape"))).toBe(false)
     }))
 

@@ -6,7 +6,7 @@ import { Effect } from "effect"
 import * as NodePath from "node:path"
 import { llmEnv, providerStub } from "./support/llm.js"
 import { API_KEY, authHeaders, ingestTurn, rawFetch, startServer } from "./support/server.js"
-import { execStore, seedFacts } from "./support/stores.js"
+import { seedEntities, seedFacts, userRows } from "./support/userRows.js"
 
 const ROOT = NodePath.resolve(import.meta.dirname, "..")
 const READ_TOOLS = ["entity_timeline", "explore_memory", "get_context", "list_memories", "refine_search", "search_memory"]
@@ -16,13 +16,14 @@ const serverWithFacts = (env: Record<string, string> = {}) =>
   Effect.gen(function*() {
     const server = yield* startServer(env)
     yield* ingestTurn(server.baseUrl, "alice", "We adopted a cat named Miso.")
-    seedFacts(server.dataRoot, "alice", [
+    yield* seedFacts(server, "alice", [
       { fact_id: "fact_1", content: "Alice adopted a cat named Miso." },
       { fact_id: "fact_2", content: "Alice lives in Lisbon." }
     ])
-    execStore(server.dataRoot, "alice", `INSERT INTO entities (entity_id, name, normalized_name, updated_at) VALUES ('entity_miso', 'Miso', 'miso', 'x');
-             INSERT INTO fact_entity_roles VALUES ('fact_1', 'entity_miso', 'object');
-             INSERT INTO edges (edge_id, src_fact_id, dst_id, edge_type, created_at) VALUES ('e1', 'fact_2', 'fact_1', 'CO_OCCURS', 0);`)
+    yield* seedEntities(server, "alice", [{ entity_id: "entity_miso", name: "Miso", normalized_name: "miso" }])
+    const rows = userRows(server)
+    yield* rows.insert("alice", "fact_entity_roles", [{ fact_id: "fact_1", entity_id: "entity_miso", role: "object" }])
+    yield* rows.insert("alice", "edges", [{ edge_id: "e1", src_fact_id: "fact_2", dst_id: "fact_1", edge_type: "CO_OCCURS", created_at: 0 }])
     return server
   })
 

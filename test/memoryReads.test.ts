@@ -1,9 +1,7 @@
 import { describe, expect, it } from "@effect/vitest"
 import { Effect } from "effect"
-import * as NodeFs from "node:fs"
-import * as NodePath from "node:path"
 import { authHeaders, ingestTurn, rawFetch, startServer } from "./support/server.js"
-import { seedFacts } from "./support/stores.js"
+import { SEEDED_FACT, seedFacts, userRows } from "./support/userRows.js"
 
 const get = (url: string) => rawFetch(url, { headers: authHeaders() })
 
@@ -11,7 +9,7 @@ const get = (url: string) => rawFetch(url, { headers: authHeaders() })
 const serverWithFacts = Effect.gen(function*() {
   const server = yield* startServer()
   yield* ingestTurn(server.baseUrl, "alice", "hello")
-  seedFacts(server.dataRoot, "alice", [
+  yield* seedFacts(server, "alice", [
     { fact_id: "fact_1", content: "Alice lives in Lisbon." },
     { fact_id: "fact_2", content: "Alice lived in Porto.", status: "superseded", valid_until: "2024-03-01" },
     { fact_id: "fact_3", content: "Alice had a cat.", status: "archived" },
@@ -34,19 +32,11 @@ describe("GET /v1/memories", () => {
       expect(ids(response.body)).toEqual(["fact_1", "fact_5", "fact_6", "fact_7"])
       expect(response.body).toMatchObject({ total: 4, offset: 0, limit: 50 })
       expect((response.body as { memories: Array<unknown> }).memories[0]).toEqual({
+        ...SEEDED_FACT,
         id: "fact_1",
         user_id: "alice",
-        agent_id: null,
         run_id: null,
-        project_id: null,
         content: "Alice lives in Lisbon.",
-        kind: "fact",
-        status: "active",
-        session_id: "s1",
-        occurred_at: "2024-03-05",
-        valid_from: "2024-03-05",
-        valid_until: null,
-        confidence: 0.9,
         metadata: { support_text: "seed" }
       })
     }))
@@ -76,10 +66,10 @@ describe("GET /v1/memories", () => {
 
   it.scoped("an unknown user has no memories, and reading creates no store", () =>
     Effect.gen(function*() {
-      const { baseUrl, dataRoot } = yield* startServer()
-      const response = yield* get(`${baseUrl}/v1/memories?user_id=ghost`)
+      const server = yield* startServer()
+      const response = yield* get(`${server.baseUrl}/v1/memories?user_id=ghost`)
       expect(response.body).toEqual({ memories: [], total: 0, offset: 0, limit: 50 })
-      expect(NodeFs.existsSync(NodePath.join(dataRoot, "ghost"))).toBe(false)
+      expect(yield* userRows(server).users).toEqual([])
     }))
 })
 

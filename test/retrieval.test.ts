@@ -1,11 +1,9 @@
 import { describe, expect, it } from "@effect/vitest"
 import { Effect } from "effect"
 import { countTokens } from "gpt-tokenizer"
-import * as NodeFs from "node:fs"
-import * as NodePath from "node:path"
 import { startProviderStub } from "../scripts/stubs/llm-providers.js"
 import { authHeaders, rawFetch, startServer } from "./support/server.js"
-import { execStore, seedFacts } from "./support/stores.js"
+import { seedEntities, seedFacts, userRows } from "./support/userRows.js"
 
 const post = (url: string, body: unknown) =>
   rawFetch(url, { method: "POST", headers: { ...authHeaders(), "content-type": "application/json" }, body: JSON.stringify(body) })
@@ -46,15 +44,21 @@ const seeded = (env: Record<string, string> = {}) =>
       async_mode: false,
       messages: [{ content: "Caroline: I ran a half marathon this morning." }, { content: "Caroline: My painting class starts next week." }]
     })
-    seedFacts(server.dataRoot, "alice", [
+    yield* seedFacts(server, "alice", [
       { fact_id: "fact_paint", content: "Caroline takes a painting class." },
       { fact_id: "fact_old", content: "Caroline lives in Boston.", status: "superseded" },
       { fact_id: "fact_gone", content: "Caroline owns a boat.", status: "archived" },
       { fact_id: "fact_same", content: "Caroline: I ran a half marathon this morning." },
       { fact_id: "fact_coder", content: "Caroline writes Rust code.", agent_id: "coder" }
     ])
-    execStore(server.dataRoot, "alice", `INSERT INTO entities (entity_id, name, normalized_name, updated_at) VALUES ('entity_boston', 'Boston', 'boston', 'x'), ('entity_rust', 'Rust', 'rust', 'x');
-             INSERT INTO fact_entity_roles VALUES ('fact_old', 'entity_boston', 'location'), ('fact_coder', 'entity_rust', 'object');`)
+    yield* seedEntities(server, "alice", [
+      { entity_id: "entity_boston", name: "Boston", normalized_name: "boston" },
+      { entity_id: "entity_rust", name: "Rust", normalized_name: "rust" }
+    ])
+    yield* userRows(server).insert("alice", "fact_entity_roles", [
+      { fact_id: "fact_old", entity_id: "entity_boston", role: "location" },
+      { fact_id: "fact_coder", entity_id: "entity_rust", role: "object" }
+    ])
     return server
   })
 
@@ -155,11 +159,12 @@ describe("POST /v1/search", () => {
 
   it.scoped("an unknown user has no hits, and the search creates no store", () =>
     Effect.gen(function*() {
-      const { baseUrl, dataRoot } = yield* startServer()
+      const server = yield* startServer()
+      const { baseUrl } = server
       const { body } = yield* Effect.map(post(`${baseUrl}/v1/search`, { user_id: "ghost", query: "anything" }), (r) => ({ body: r.body as SearchBody }))
       expect(body.hits).toEqual([])
       expect(body.degraded).toHaveLength(2)
-      expect(NodeFs.existsSync(NodePath.join(dataRoot, "ghost"))).toBe(false)
+      expect(yield* userRows(server).users).not.toContain("ghost")
     }))
 })
 

@@ -6,7 +6,7 @@ import { Effect } from "effect"
 import * as NodePath from "node:path"
 import { RetrievalQueries } from "../src/storage/sqlite/user/retrieval.js"
 import { ingestTurn, startServer } from "./support/server.js"
-import { seedFacts } from "./support/stores.js"
+import { seedFacts } from "./support/userRows.js"
 
 const NO_SCOPE = { agent_id: null, run_id: null, project_id: null }
 
@@ -31,9 +31,10 @@ describe("query plans of the retrieval legs", () => {
 describe("lookups by many keys", () => {
   it.scoped("rows by more rowids or terms than SQLite binds in one statement come back whole, in the order asked", () =>
     Effect.gen(function*() {
-      const { baseUrl, dataRoot } = yield* startServer()
+      const server = yield* startServer()
+      const { baseUrl, dataRoot } = server
       yield* ingestTurn(baseUrl, "alice", "hello")
-      seedFacts(dataRoot, "alice", ["first", "second", "third"].map((word) => ({ fact_id: `fact_${word}`, content: `the ${word} fact` })))
+      yield* seedFacts(server, "alice", ["first", "second", "third"].map((word) => ({ fact_id: `fact_${word}`, content: `the ${word} fact` })))
       const sql = yield* SqliteClient.make({ filename: NodePath.join(dataRoot, "alice", "store.db"), readonly: true })
       const q = RetrievalQueries(sql)
       const [first, second, third] = (yield* q.factsBySeq([1, 2, 3], NO_SCOPE, ["active"])).map((row) => row.seq)

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "@effect/vitest"
 import { Effect } from "effect"
 import { authHeaders, ingestTurn, rawFetch, startServer } from "./support/server.js"
-import { execStore, queryStore, seedFacts } from "./support/stores.js"
+import { seedEntities, seedFacts, userRows } from "./support/userRows.js"
 
 const patch = (url: string, body: unknown) =>
   rawFetch(url, { method: "PATCH", headers: { ...authHeaders(), "content-type": "application/json" }, body: JSON.stringify(body) })
@@ -10,20 +10,21 @@ const get = (url: string) => rawFetch(url, { headers: authHeaders() })
 const serverWithFacts = Effect.gen(function*() {
   const server = yield* startServer()
   yield* ingestTurn(server.baseUrl, "alice", "I live in Porto.")
-  seedFacts(server.dataRoot, "alice", [
+  yield* seedFacts(server, "alice", [
     { fact_id: "fact_home", content: "Alice lives in Porto.", kind: "state", agent_id: "planner" },
     { fact_id: "fact_old", content: "Alice had a cat.", status: "superseded" },
     { fact_id: "fact_gone", content: "Alice had a car.", status: "archived" }
   ])
-  execStore(server.dataRoot, "alice", `INSERT INTO entities (entity_id, name, normalized_name, updated_at) VALUES ('entity_alice', 'Alice', 'alice', 'x');
-           INSERT INTO fact_entity_roles VALUES ('fact_home', 'entity_alice', 'subject');`)
+  yield* seedEntities(server, "alice", [{ entity_id: "entity_alice", name: "Alice", normalized_name: "alice" }])
+  yield* userRows(server).insert("alice", "fact_entity_roles", [{ fact_id: "fact_home", entity_id: "entity_alice", role: "subject" }])
   return server
 })
 
 describe("PATCH /v1/memories/{id}", () => {
   it.scoped("supersedes: a new version with provenance, the old one closed and still readable", () =>
     Effect.gen(function*() {
-      const { baseUrl, dataRoot } = yield* serverWithFacts
+      const server = yield* serverWithFacts
+      const { baseUrl } = server
       const response = yield* patch(`${baseUrl}/v1/memories/fact_home`, {
         user_id: "alice",
         content: "  Alice lives in Lisbon.  ",
@@ -50,16 +51,17 @@ describe("PATCH /v1/memories/{id}", () => {
       const listed = (yield* get(`${baseUrl}/v1/memories?user_id=alice`)).body as { memories: Array<{ id: string }> }
       expect(listed.memories.map((m) => m.id)).toEqual([newId])
       // The new version keeps the old one's entities (and their edges) and points at what it supersedes.
-      expect(queryStore(dataRoot, "alice", "SELECT src_fact_id, dst_id, edge_type FROM edges ORDER BY edge_type")).toEqual([
+      const rows = userRows(server)
+      expect(yield* rows.select("alice", "edges", { columns: ["src_fact_id", "dst_id", "edge_type"], orderBy: "edge_type" })).toEqual([
         { src_fact_id: newId, dst_id: "entity_alice", edge_type: "SUBJECT_OF" },
         { src_fact_id: newId, dst_id: "fact_home", edge_type: "SUPERSEDES" }
       ])
-      expect(queryStore(dataRoot, "alice", "SELECT span_id FROM fact_sources WHERE fact_id = ?", newId)).toEqual([{ span_id: "span_fix-1_1" }])
-      expect(queryStore(dataRoot, "alice", "SELECT content FROM turns WHERE session_id = 'fix-1'")).toEqual([{ content: "Alice lives in Lisbon." }])
-      expect(queryStore(dataRoot, "alice", "SELECT entity_id, role FROM fact_entity_roles WHERE fact_id = ?", newId)).toEqual([
+      expect(yield* rows.select("alice", "fact_sources", { columns: ["span_id"], where: { fact_id: newId } })).toEqual([{ span_id: "span_fix-1_1" }])
+      expect(yield* rows.select("alice", "turns", { columns: ["content"], where: { session_id: "fix-1" } })).toEqual([{ content: "Alice lives in Lisbon." }])
+      expect(yield* rows.select("alice", "fact_entity_roles", { columns: ["entity_id", "role"], where: { fact_id: newId } })).toEqual([
         { entity_id: "entity_alice", role: "subject" }
       ])
-      expect(queryStore(dataRoot, "alice", "SELECT profile_stale FROM entities")).toEqual([{ profile_stale: 1 }])
+      expect(yield* rows.select("alice", "entities", { columns: ["profile_stale"] })).toEqual([{ profile_stale: 1 }])
     }))
 
   it.scoped("records a memory_supersede event with its reason, and the add of the new version", () =>
@@ -80,7 +82,8 @@ describe("PATCH /v1/memories/{id}", () => {
 
   it.scoped("refuses: archived or unknown → 404, superseded → 409 conflict, blank content → 422 unprocessable", () =>
     Effect.gen(function*() {
-      const { baseUrl, dataRoot } = yield* serverWithFacts
+      const server = yield* serverWithFacts
+      const { baseUrl } = server
       for (const target of ["fact_gone", "nope"]) {
         const response = yield* patch(`${baseUrl}/v1/memories/${target}`, { user_id: "alice", content: "x" })
         expect(response.status, target).toBe(404)
@@ -98,8 +101,8 @@ describe("PATCH /v1/memories/{id}", () => {
       expect((empty.body as { code: string }).code).toBe("validation_error")
       const badTime = yield* patch(`${baseUrl}/v1/memories/fact_home`, { user_id: "alice", content: "x", session_time: "soon" })
       expect(badTime.body).toMatchObject({ code: "ingest_failed" })
-      expect(queryStore(dataRoot, "alice", "SELECT status FROM facts WHERE fact_id = 'fact_home'")).toEqual([{ status: "active" }])
-      expect(queryStore(dataRoot, "alice", "SELECT count(*) AS n FROM edges")).toEqual([{ n: 0 }])
+      expect(yield* userRows(server).select("alice", "facts", { columns: ["status"], where: { fact_id: "fact_home" } })).toEqual([{ status: "active" }])
+      expect(yield* userRows(server).count("alice", "edges")).toBe(0)
     }))
 
   it.scoped("a memory corrected twice chains its versions: the first correction is then the one superseded", () =>

@@ -2,7 +2,7 @@ import { describe, expect, it } from "@effect/vitest"
 import { Effect, Exit, Scope } from "effect"
 import { type ProviderStub, startProviderStub } from "../scripts/stubs/llm-providers.js"
 import { authHeaders, rawFetch, startServer, tempDataRoot } from "./support/server.js"
-import { queryStore, seedFacts } from "./support/stores.js"
+import { seedFacts, userRows } from "./support/userRows.js"
 
 const post = (url: string, body: unknown) =>
   rawFetch(url, { method: "POST", headers: { ...authHeaders(), "content-type": "application/json" }, body: JSON.stringify(body) })
@@ -31,13 +31,11 @@ describe("embeddings and the vector leg", () => {
   it.scoped("turns are embedded at write time; the store records the model and dimension", () =>
     Effect.gen(function*() {
       const stub = yield* embeddingStub()
-      const { baseUrl, dataRoot } = yield* startServer(withEmbedder(stub))
-      expect((yield* ingest(baseUrl, "alice", ["I bought a new car last week.", "", "My doctor says I am fine."])).status).toBe(200)
-      expect(queryStore(dataRoot, "alice", "SELECT key, value FROM store_meta WHERE key LIKE 'embedding_%' ORDER BY key")).toEqual([
-        { key: "embedding_dimensions", value: "48" },
-        { key: "embedding_model", value: "stub-embed" }
-      ])
-      expect(queryStore(dataRoot, "alice", "SELECT count(*) AS n FROM turn_vectors")).toEqual([{ n: 2 }])
+      const server = yield* startServer(withEmbedder(stub))
+      expect((yield* ingest(server.baseUrl, "alice", ["I bought a new car last week.", "", "My doctor says I am fine."])).status).toBe(200)
+      const rows = userRows(server)
+      expect(yield* rows.vectorSpace("alice")).toEqual({ model: "stub-embed", dimensions: 48 })
+      expect((yield* rows.vectors("alice", "turns")).map((turn) => turn.content)).toEqual(["I bought a new car last week.", "My doctor says I am fine."])
       expect(stub.requests[0]?.body).toMatchObject({ model: "stub-embed", input: ["I bought a new car last week.", "My doctor says I am fine."], encoding_format: "base64" })
     }))
 
@@ -66,14 +64,15 @@ describe("embeddings and the vector leg", () => {
   it.scoped("a provider failure fails the write (nothing stored) but only degrades a search", () =>
     Effect.gen(function*() {
       const stub = yield* embeddingStub()
-      const { baseUrl, dataRoot } = yield* startServer(withEmbedder(stub))
+      const server = yield* startServer(withEmbedder(stub))
+      const { baseUrl } = server
       yield* ingest(baseUrl, "alice", ["I bought a new car last week."])
       stub.failNext(503, 100)
       const refused = yield* ingest(baseUrl, "alice", ["This turn cannot be embedded now."])
       expect(refused.status).toBe(400)
       expect(refused.body).toMatchObject({ code: "provider_unavailable" })
       expect(refused.text).not.toContain("sk-stub")
-      expect(queryStore(dataRoot, "alice", "SELECT count(*) AS n FROM turns")).toEqual([{ n: 1 }])
+      expect(yield* userRows(server).count("alice", "turns")).toBe(1)
       const body = yield* search(baseUrl, "alice", "new car")
       expect(body.hits.map((h) => h.id)).toContain("ev_raw:s1_turn_1")
       expect(body.degraded.map((d) => d.details.channel)).toEqual(["fact_events", "raw_turns"])
@@ -90,7 +89,7 @@ describe("embeddings and the vector leg", () => {
       yield* Scope.close(first, Exit.void)
       const second = yield* startServer(withEmbedder(stub, { SERVICE_DATA_ROOT: dataRoot, SERVICE_EMBED_DIMENSIONS: "24" }))
       expect((yield* ingest(second.baseUrl, "alice", ["Another car story."])).status).toBe(200)
-      expect(queryStore(dataRoot, "alice", "SELECT count(*) AS n FROM turn_vectors")).toEqual([{ n: 1 }])
+      expect(yield* userRows(second).vectors("alice", "turns")).toHaveLength(1)
       const body = yield* search(second.baseUrl, "alice", "car")
       expect(body.hits.length).toBeGreaterThan(0)
       expect(body.degraded[0]?.message).toContain("the store's vectors have 48 dimensions (stub-embed), the embedder gives 24")
@@ -109,19 +108,20 @@ describe("embeddings and the vector leg", () => {
   it.scoped("a corrected memory's new version is embedded, and purging it removes its vector", () =>
     Effect.gen(function*() {
       const stub = yield* embeddingStub()
-      const { baseUrl, dataRoot } = yield* startServer(withEmbedder(stub, { SERVICE_ALLOW_PURGE: "true" }))
+      const server = yield* startServer(withEmbedder(stub, { SERVICE_ALLOW_PURGE: "true" }))
+      const { baseUrl } = server
       yield* ingest(baseUrl, "alice", ["I drive an old car."])
-      seedFacts(dataRoot, "alice", [{ fact_id: "fact_car", content: "Alice drives an old car." }])
+      yield* seedFacts(server, "alice", [{ fact_id: "fact_car", content: "Alice drives an old car." }])
       const patched = yield* rawFetch(`${baseUrl}/v1/memories/fact_car`, {
         method: "PATCH",
         headers: { ...authHeaders(), "content-type": "application/json" },
         body: JSON.stringify({ user_id: "alice", content: "Alice drives an electric automobile." })
       })
       const newId = (patched.body as { memory: { id: string } }).memory.id
-      expect(queryStore(dataRoot, "alice", "SELECT count(*) AS n FROM fact_vectors")).toEqual([{ n: 1 }])
+      expect(yield* userRows(server).vectors("alice", "facts")).toHaveLength(1)
       expect((yield* search(baseUrl, "alice", "vehicle")).hits.map((h) => h.id)).toContain(newId)
       const purged = yield* rawFetch(`${baseUrl}/v1/memories/${newId}?user_id=alice&purge=true`, { method: "DELETE", headers: authHeaders() })
       expect((purged.body as { cascaded: { vectors: number } }).cascaded.vectors).toBe(1)
-      expect(queryStore(dataRoot, "alice", "SELECT count(*) AS n FROM fact_vectors")).toEqual([{ n: 0 }])
+      expect(yield* userRows(server).vectors("alice", "facts")).toHaveLength(0)
     }))
 })

@@ -16,6 +16,8 @@ export const tempDataRoot = () => NodeFs.mkdtempSync(NodePath.join(NodeOs.tmpdir
 export interface RunningServer {
   readonly baseUrl: string
   readonly dataRoot: string
+  /** The PostgreSQL database the server keeps users' data in; null on the embedded SQLite. */
+  readonly databaseUrl: string | null
 }
 
 export interface ServerOptions {
@@ -59,7 +61,8 @@ export const startServer = (env: Record<string, string> = {}, options: ServerOpt
     )
     const address = Context.get(context, HttpServer.HttpServer).address
     if (address._tag !== "TcpAddress") return yield* Effect.dieMessage("expected a TCP address")
-    return { baseUrl: `http://127.0.0.1:${address.port}`, dataRoot } satisfies RunningServer
+    const databaseUrl = settings.get("SERVICE_DATABASE_URL") ?? null
+    return { baseUrl: `http://127.0.0.1:${address.port}`, dataRoot, databaseUrl } satisfies RunningServer
   })
 
 /** The client derived from the API definition, authenticated with the given key. */
