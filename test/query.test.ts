@@ -1,6 +1,6 @@
 import { describe, expect, it } from "@effect/vitest"
 import { analyseQuery } from "../src/retrieval/query.js"
-import { selectiveTerms } from "../src/storage/lexicalTerms.js"
+import { DOCUMENT_COUNT_CAP, selectiveTerms } from "../src/storage/lexicalTerms.js"
 import { ftsExpression } from "../src/storage/sqlite/user/recall/lexical.js"
 
 describe("query analysis", () => {
@@ -36,5 +36,13 @@ describe("selective terms", () => {
   it("always keeps the rarest term, and counts unknown terms as rare", () => {
     expect(selectiveTerms(["caroline", "went"], frequencyOf)).toEqual(["went"])
     expect(selectiveTerms(["zebra", "caroline"], frequencyOf)).toEqual(["zebra"])
+  })
+
+  it("selects the same with counts stopped at the cap, unless every term reaches it", () => {
+    const capped = (term: string) => Math.min(DOCUMENT_COUNT_CAP, frequencyOf(term))
+    for (const query of [["caroline", "went", "lgbtq", "support", "group"], ["camping", "support", "lgbtq"], ["caroline", "group", "camping"], ["went", "zebra"]]) {
+      expect(selectiveTerms(query, capped)).toEqual(selectiveTerms(query, frequencyOf))
+    }
+    expect(selectiveTerms(["caroline", "went"], capped)).not.toEqual(selectiveTerms(["caroline", "went"], frequencyOf))
   })
 })

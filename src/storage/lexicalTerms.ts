@@ -6,6 +6,13 @@ const POSTINGS_BUDGET = 4000
 const MOST_TERMS = 5
 
 /**
+ * Where a backend may stop counting a term's documents: a term counted past the budget is only
+ * ever selected when it is the query's rarest, so the selection is the same with counts stopped
+ * here, unless every term reaches it (then their exact counts decide which is rarest).
+ */
+export const DOCUMENT_COUNT_CAP = POSTINGS_BUDGET + 1
+
+/**
  * The terms worth querying an index with: the rarest first, as long as the documents they
  * match together stay within the budget, and at most five. The rarest term is always kept. A
  * small index keeps every term (its counts never reach the budget); a term whose count is unknown

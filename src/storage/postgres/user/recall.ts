@@ -1,7 +1,7 @@
 import type { SqlClient } from "@effect/sql"
 import { Effect, Either } from "effect"
 import type { FactRow, ScopeFilter, TurnRow } from "../../../domain/records.js"
-import { selectiveTerms } from "../../lexicalTerms.js"
+import { DOCUMENT_COUNT_CAP, selectiveTerms } from "../../lexicalTerms.js"
 import { inSessionOrder } from "../../neighbourhood.js"
 import type { RecallLegs, RecallQuery } from "../../UserStore.js"
 import { UserReads } from "./reads.js"
@@ -29,19 +29,25 @@ export const UserRecall = (sql: SqlClient.SqlClient, userId: string, indexes: Ve
 
   /**
    * Each term's lexeme (its stem, as the index holds it) and how many of the user's documents
-   * hold it, with the size and lexemes of the user's whole collection, in one statement; terms
+   * hold it (counted up to the cap selection needs), with the size and lexemes of the user's whole collection, in one statement; terms
    * the index would drop (stop words) are left out.
    */
-  const lexemes = (table: "facts" | "turns", terms: ReadonlyArray<string>) =>
+  const lexemes = (table: "facts" | "turns", terms: ReadonlyArray<string>, cap: number | null) =>
     Effect.map(
       sql<{ readonly term: string; readonly lexeme: string; readonly doc: number; readonly documents: number; readonly lexemes: number }>`
         SELECT t.term, t.lexeme, t.doc, u.documents, u.lexemes FROM (${
         sql.join(" UNION ALL ", false)(terms.map((term) =>
-          sql`SELECT ${term}::text AS term, array_to_string(tsvector_to_array(to_tsvector('english', ${term})), ' ') AS lexeme, count(*) AS doc
-              FROM ${sql(table)} WHERE user_id = ${userId} AND search @@ plainto_tsquery('english', ${term})`))
+          sql`SELECT ${term}::text AS term, array_to_string(tsvector_to_array(to_tsvector('english', ${term})), ' ') AS lexeme, (
+                SELECT count(*) FROM (SELECT 1 FROM ${sql(table)} WHERE user_id = ${userId} AND search @@ plainto_tsquery('english', ${term})
+                ${cap === null ? sql`` : sql`LIMIT ${cap}`}) AS matching) AS doc`))
       }) AS t CROSS JOIN (SELECT ${sql.literal(`${table}_indexed`)} AS documents, ${sql.literal(`${table}_lexemes`)} AS lexemes FROM users WHERE user_id = ${userId}) AS u`,
       (rows) => rows.filter((row) => row.lexeme !== "" && !row.lexeme.includes(" "))
     )
+
+  /** The terms' counts, stopped at the cap selection allows; counted whole when every term reaches it. */
+  const counted = (table: "facts" | "turns", terms: ReadonlyArray<string>) =>
+    Effect.flatMap(lexemes(table, terms, DOCUMENT_COUNT_CAP), (rows) =>
+      rows.length > 0 && rows.every((row) => row.doc >= DOCUMENT_COUNT_CAP) ? lexemes(table, rows.map((row) => row.term), null) : Effect.succeed(rows))
 
   /**
    * The selective terms of a table, as every backend bounds a search's lexical work, each with its
@@ -51,7 +57,7 @@ export const UserRecall = (sql: SqlClient.SqlClient, userId: string, indexes: Ve
   const selective = (table: "facts" | "turns", terms: ReadonlyArray<string>) =>
     Effect.gen(function*() {
       const distinct = [...new Set(terms)]
-      const found = distinct.length === 0 ? [] : yield* lexemes(table, distinct)
+      const found = distinct.length === 0 ? [] : yield* counted(table, distinct)
       const first = found[0]
       if (first === undefined) return { weighted: [] as ReadonlyArray<Weighted>, meanLength: 1 }
       const byTerm = new Map(found.map((row) => [row.term, row]))
