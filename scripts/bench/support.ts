@@ -61,3 +61,9 @@ export const arg = (name: string, fallback: number) => {
   const i = process.argv.indexOf(`--${name}`)
   return i > 0 ? Number(process.argv[i + 1]) : fallback
 }
+
+/** A textual command-line flag, `--name value`, or its default. */
+export const textArg = (name: string, fallback: string) => {
+  const i = process.argv.indexOf(`--${name}`)
+  return i > 0 ? process.argv[i + 1] ?? fallback : fallback
+}
