@@ -34,7 +34,7 @@ it("PostgreSQL stopped under a running service: 503 in the envelope on every rou
       body: JSON.stringify({ user_id: "alice", messages: [{ role: "user", content: "I walk him daily" }], infer: false, async_mode: true })
     })).json() as { job_id: string }
 
-    cluster.halt()
+    await cluster.halt()
     const started = Date.now()
     const refused = [
       await search(base),
@@ -52,7 +52,7 @@ it("PostgreSQL stopped under a running service: 503 in the envelope on every rou
     }
     expect((await fetch(`${base}/health`)).status).toBe(200)
 
-    cluster.start()
+    await cluster.start()
     let status = 0
     for (let attempt = 0; attempt < 40 && status !== 200; attempt++) {
       status = (await search(base)).status

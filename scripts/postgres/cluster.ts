@@ -1,4 +1,4 @@
-import { execFileSync } from "node:child_process"
+import { execFile, execFileSync } from "node:child_process"
 import * as NodeCrypto from "node:crypto"
 import * as NodeFs from "node:fs"
 import * as NodeNet from "node:net"
@@ -13,9 +13,12 @@ export interface Cluster {
   readonly url: string
   /** Stops the server at once, as a crash would, and removes the cluster. */
   readonly stop: () => void
-  /** Stops the server at once, keeping the cluster; `start` brings it back on the same port. */
-  readonly halt: () => void
-  readonly start: () => void
+  /**
+   * Stops the server at once, keeping the cluster; `start` brings it back on the same port. Both
+   * leave the caller's event loop running, so that its clients see the outage as a service would.
+   */
+  readonly halt: () => Promise<void>
+  readonly start: () => Promise<void>
 }
 
 const freePort = () =>
@@ -29,10 +32,16 @@ const freePort = () =>
   })
 
 /** initdb refuses to run as root: as root, the cluster is the postgres user's. */
-const asOwner = (command: string, args: ReadonlyArray<string>) =>
+const ownerCommand = (command: string, args: ReadonlyArray<string>): [string, Array<string>] =>
   process.getuid?.() === 0
-    ? execFileSync("runuser", ["-u", "postgres", "--", NodePath.join(PG_BIN, command), ...args], { stdio: "pipe" })
-    : execFileSync(NodePath.join(PG_BIN, command), args, { stdio: "pipe" })
+    ? ["runuser", ["-u", "postgres", "--", NodePath.join(PG_BIN, command), ...args]]
+    : [NodePath.join(PG_BIN, command), [...args]]
+
+const asOwner = (command: string, args: ReadonlyArray<string>) => execFileSync(...ownerCommand(command, args), { stdio: "pipe" })
+
+const asOwnerAsync = (command: string, args: ReadonlyArray<string>) =>
+  new Promise<void>((resolve, reject) =>
+    execFile(...ownerCommand(command, args), (error) => error === null ? resolve() : reject(error)))
 
 /**
  * A throwaway PostgreSQL 15 cluster (pgvector installed) on a free loopback port, trusting local
@@ -48,22 +57,21 @@ export const startCluster = async (options: { readonly fsync: boolean }): Promis
   const data = NodePath.join(directory, "data")
   const port = await freePort()
   asOwner("initdb", ["-D", data, "-U", "postgres", "--auth=trust", "--no-locale", "-E", "UTF8"])
-  const start = () =>
-    asOwner("pg_ctl", [
-      "-D", data, "-w", "-l", NodePath.join(directory, "log"), "start",
-      "-o", `-p ${port} -k ${directory} -c listen_addresses=127.0.0.1 -c max_connections=300 -c fsync=${options.fsync ? "on" : "off"}`
-    ])
-  const halt = () => asOwner("pg_ctl", ["-D", data, "-m", "immediate", "stop"])
-  start()
+  const startArgs = [
+    "-D", data, "-w", "-l", NodePath.join(directory, "log"), "start",
+    "-o", `-p ${port} -k ${directory} -c listen_addresses=127.0.0.1 -c max_connections=300 -c fsync=${options.fsync ? "on" : "off"}`
+  ]
+  const haltArgs = ["-D", data, "-m", "immediate", "stop"]
+  asOwner("pg_ctl", startArgs)
   return {
     url: `postgres://postgres@127.0.0.1:${port}/postgres`,
     stop: () => {
       // A halted server has no pid file left: there is nothing to stop then.
-      if (NodeFs.existsSync(NodePath.join(data, "postmaster.pid"))) halt()
+      if (NodeFs.existsSync(NodePath.join(data, "postmaster.pid"))) asOwner("pg_ctl", haltArgs)
       NodeFs.rmSync(directory, { recursive: true, force: true })
     },
-    halt,
-    start
+    halt: () => asOwnerAsync("pg_ctl", haltArgs),
+    start: () => asOwnerAsync("pg_ctl", startArgs)
   }
 }
 

@@ -1,50 +1,62 @@
 /**
- * Crash safety, long run: the compiled service is killed with SIGKILL at random moments while
- * clients ingest (sync and async, verbatim and extracted through the loopback LLM stub), correct
- * and archive; it prints starts, kills, acknowledged and lost writes, and exits 1 on any problem.
+ * Crash safety, long runs against the compiled service; each prints its figures and exits 1 on
+ * any problem.
  *
- * Usage: npm run crash [-- --kills 30 --clients 8 --users 5 --seed 7]
+ * - the embedded SQLite backend, one process SIGKILLed at random moments (the default);
+ * - `--backend postgres`: replicas on one database of a throwaway cluster, one of them SIGKILLed
+ *   and restarted each cycle while the others serve;
+ * - `--backend postgres --pg-restarts N`: the replicas stay up and the cluster is halted and
+ *   started again N times under them.
+ *
+ * Usage: npm run crash [-- --backend postgres --replicas 2 --pg-restarts 10 --kills 30 --clients 8 --users 5 --seed 7]
  */
-import * as NodeFs from "node:fs"
-import * as NodeOs from "node:os"
-import * as NodePath from "node:path"
-import { startProviderStub } from "../stubs/llm-providers.js"
-import { arg, BENCH_KEY, startService } from "../bench/support.js"
-import { runCrashLoop } from "./crashLoop.js"
+import { startCluster } from "../postgres/cluster.js"
+import { arg, BENCH_KEY, startService, textArg } from "../bench/support.js"
+import type { CrashLoopReport } from "./crashLoop.js"
+import { type CrashRunSettings, databaseOutageRun, replicaKillRun, sqliteCrashRun } from "./crashRuns.js"
 
-const KILLS = arg("kills", 30)
+const BACKEND = textArg("backend", "sqlite")
+const REPLICAS = arg("replicas", 2)
+const PG_RESTARTS = arg("pg-restarts", 0)
 const CLIENTS = arg("clients", 8)
 const USERS = arg("users", 5)
 const SEED = arg("seed", Date.now() % 100_000)
 
-const stub = await startProviderStub({ provider: "openai" })
-const dataRoot = NodeFs.mkdtempSync(NodePath.join(NodeOs.tmpdir(), "memory-crash-"))
-const started = Date.now()
-try {
-  const report = await runCrashLoop({
-    kills: KILLS,
-    clients: CLIENTS,
-    users: USERS,
-    uptimeMs: [300, 2_500],
-    seed: SEED,
-    apiKey: BENCH_KEY,
-    dataRoot,
-    start: () =>
-      startService(dataRoot, {
-        SERVICE_LLM_PROVIDER: "openai",
-        SERVICE_LLM_API_KEY: "stub-key",
-        SERVICE_LLM_BASE_URL: stub.url
-      }),
-    progress: (line) => console.error(line)
-  })
-  console.log(`crash safety (seed ${SEED}, ${CLIENTS} clients, ${USERS} users, ${((Date.now() - started) / 1000).toFixed(1)} s)`)
-  console.log(`  starts ${report.starts}, SIGKILLs ${report.kills}, requests ${report.requests}`)
-  console.log(`  acknowledged writes ${report.acknowledged}, cut off by a kill ${report.cutOff}`)
-  console.log(`  lost writes ${report.lostWrites}, duplicated ${report.duplicatedWrites}, jobs not finished ${report.jobsNotFinished}`)
-  console.log(`  integrity_check failures ${report.integrityFailures}, slowest restart ${report.slowestRestartMs} ms, clean final stop ${report.cleanStop}`)
-  for (const problem of report.problems.slice(0, 20)) console.log(`  problem: ${problem}`)
-  process.exitCode = report.problems.length === 0 ? 0 : 1
-} finally {
-  await stub.close()
-  NodeFs.rmSync(dataRoot, { recursive: true, force: true })
+const settings = (cycles: number, uptimeMs: readonly [number, number]): CrashRunSettings => ({
+  cycles,
+  clients: CLIENTS,
+  users: USERS,
+  uptimeMs,
+  seed: SEED,
+  apiKey: BENCH_KEY,
+  launch: startService,
+  progress: (line) => console.error(line)
+})
+
+const postgresRun = async (): Promise<[string, CrashLoopReport]> => {
+  // Durable like a real server: a halt is then a crash of the database, not of its page cache.
+  const cluster = await startCluster({ fsync: true })
+  try {
+    if (PG_RESTARTS > 0) {
+      const run = { ...settings(PG_RESTARTS, [1_000, 4_000]), cluster, replicas: REPLICAS, downMs: [500, 3_000] as const }
+      return [`PostgreSQL restarts under ${REPLICAS} replicas`, await databaseOutageRun(run)]
+    }
+    const run = { ...settings(arg("kills", 30), [300, 2_500]), clusterUrl: cluster.url, replicas: REPLICAS }
+    return [`${REPLICAS} replicas on PostgreSQL, one SIGKILLed a cycle`, await replicaKillRun(run)]
+  } finally {
+    cluster.stop()
+  }
 }
+
+const started = Date.now()
+const [title, report] = BACKEND === "postgres"
+  ? await postgresRun()
+  : ["crash safety, SQLite", await sqliteCrashRun(settings(arg("kills", 30), [300, 2_500]))] as const
+console.log(`${title} (seed ${SEED}, ${CLIENTS} clients, ${USERS} users, ${((Date.now() - started) / 1000).toFixed(1)} s)`)
+console.log(`  starts ${report.starts}, SIGKILLs ${report.kills}, database restarts ${report.outages}, requests ${report.requests}`)
+console.log(`  acknowledged writes ${report.acknowledged}, cut off by a kill ${report.cutOff}, refused with 503 ${report.refused}`)
+console.log(`  lost writes ${report.lostWrites}, duplicated ${report.duplicatedWrites}, jobs not finished ${report.jobsNotFinished}`)
+console.log(`  integrity failures ${report.integrityFailures}, slowest restart ${report.slowestRestartMs} ms, slowest recovery ${report.slowestRecoveryMs} ms`)
+console.log(`  slowest answer ${report.slowestAnswerMs} ms, clean final stop ${report.cleanStop}`)
+for (const problem of report.problems.slice(0, 20)) console.log(`  problem: ${problem}`)
+process.exitCode = report.problems.length === 0 ? 0 : 1

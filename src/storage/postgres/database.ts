@@ -1,7 +1,7 @@
 import { Reactivity } from "@effect/experimental"
-import type { SqlClient, SqlError } from "@effect/sql"
+import { type SqlClient, SqlError } from "@effect/sql"
 import { PgClient } from "@effect/sql-pg"
-import { Context, Duration, Effect, Layer, Redacted } from "effect"
+import { Context, Duration, Effect, Layer, Option, Redacted } from "effect"
 import Pg from "pg"
 import { StoreUnavailable } from "../../api/errors.js"
 import { StartupError } from "../../startup/StartupError.js"
@@ -25,13 +25,16 @@ export const withoutSecret = (message: string, url: Redacted.Redacted) => {
   return password === "" ? message : message.replaceAll(password, "***")
 }
 
-/** Connection failures: the server refused, dropped or shut down the connection, or none came in time. */
+/**
+ * Connection failures: the server refused, dropped or shut down the connection, none came in time,
+ * or a statement was sent on a connection that had already failed.
+ */
 const CONNECTION_CODES = new Set(["ECONNREFUSED", "ECONNRESET", "ETIMEDOUT", "EPIPE", "08000", "08001", "08003", "08004", "08006", "57P01", "57P02", "57P03"])
 
 const connectionFailed = (cause: unknown) => {
   if (!(cause instanceof Error)) return false
   const code = "code" in cause ? String(cause.code) : ""
-  return CONNECTION_CODES.has(code) || /Connection terminated|timeout exceeded when trying to connect/i.test(cause.message)
+  return CONNECTION_CODES.has(code) || /Connection terminated|timeout exceeded when trying to connect|is not queryable/i.test(cause.message)
 }
 
 /**
@@ -48,8 +51,16 @@ export const unavailableOrDefect = (error: SqlError.SqlError) =>
     )
     : Effect.die(error)
 
-/** A statement whose unreachable database is `StoreUnavailable`, any other failure a defect. */
-export const orUnavailable = <A, R>(statement: Effect.Effect<A, SqlError.SqlError, R>) => Effect.catchTag(statement, "SqlError", unavailableOrDefect)
+/**
+ * A lost connection fails a transaction's ROLLBACK (or COMMIT) as well, which `withTransaction`
+ * turns into a defect: taken back as the failure it is, so that it is `StoreUnavailable` too.
+ */
+const lostConnectionDefect = (defect: unknown) =>
+  defect instanceof SqlError.SqlError && connectionFailed(defect.cause) ? Option.some(Effect.fail(defect)) : Option.none()
+
+/** A statement or transaction whose unreachable database is `StoreUnavailable`, any other failure a defect. */
+export const orUnavailable = <A, R>(statement: Effect.Effect<A, SqlError.SqlError, R>) =>
+  statement.pipe(Effect.catchSomeDefect(lostConnectionDefect), Effect.catchTag("SqlError", unavailableOrDefect))
 
 export const postgresDatabase = (options: { readonly url: Redacted.Redacted; readonly poolMax: number }) =>
   Layer.scoped(
