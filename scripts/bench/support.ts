@@ -104,9 +104,3 @@ export const stats = (values: Array<number>) => {
   values.sort((a, b) => a - b)
   return { p50: percentile(values, 0.5), p95: percentile(values, 0.95), p99: percentile(values, 0.99) }
 }
-
-/** A textual command-line flag, `--name value`, or its default. */
-export const textArg = (name: string, fallback: string) => {
-  const i = process.argv.indexOf(`--${name}`)
-  return i > 0 ? process.argv[i + 1] ?? fallback : fallback
-}
