@@ -1,6 +1,8 @@
 import { expect, it } from "@effect/vitest"
 import Pg from "pg"
 import { createDatabase, startCluster } from "../scripts/postgres/cluster.js"
+import { startProviderStub } from "../scripts/stubs/llm-providers.js"
+import { llmEnv } from "./support/llm.js"
 import { startProcess } from "./support/processes.js"
 import { tempDataRoot } from "./support/server.js"
 
@@ -95,6 +97,47 @@ it("every pooled connection held by slow statements: a request waiting for one g
     await blocker.end()
     service.child.kill("SIGTERM")
     await service.exited
+    cluster.stop()
+  }
+}, 90_000)
+
+it("a job whose write meets PostgreSQL down is run again by its worker once the database is back, not failed", async () => {
+  const cluster = await startCluster({ fsync: false })
+  const url = await createDatabase(cluster.url)
+  const stub = await startProviderStub({ provider: "openai", delayMs: 2_500 })
+  const service = await startProcess({ SERVICE_API_KEY: "k", SERVICE_DATA_ROOT: tempDataRoot(), SERVICE_DATABASE_URL: url, ...llmEnv(stub) })
+  try {
+    const base = `http://127.0.0.1:${service.port}`
+    const jobStatus = async (jobId: string) => (await (await fetch(`${base}/v1/jobs/${jobId}`, { headers: HEADERS })).json() as { status: string }).status
+    const accepted = await (await fetch(`${base}/v1/memories`, {
+      method: "POST",
+      headers: HEADERS,
+      body: JSON.stringify({ user_id: "alice", messages: [{ role: "user", content: "I moved to Berlin last year." }], async_mode: true })
+    })).json() as { job_id: string }
+    while (await jobStatus(accepted.job_id) !== "running") await new Promise((resolve) => setTimeout(resolve, 50))
+    // Down while the provider answers: the job's write finds no database.
+    await cluster.halt()
+    await new Promise((resolve) => setTimeout(resolve, 4_000))
+    await cluster.start()
+    const deadline = Date.now() + 20_000
+    let status = "running"
+    while (Date.now() < deadline && (status === "running" || status === "pending")) {
+      status = await jobStatus(accepted.job_id).catch(() => "running")
+      await new Promise((resolve) => setTimeout(resolve, 200))
+    }
+    expect(status).toBe("succeeded")
+    const client = new Pg.Client({ connectionString: url })
+    await client.connect()
+    try {
+      // The same claim carried it through: no other worker had to resume it after its lease.
+      expect((await client.query("SELECT attempts FROM jobs WHERE job_id = $1", [accepted.job_id])).rows).toEqual([{ attempts: 1 }])
+    } finally {
+      await client.end()
+    }
+  } finally {
+    service.child.kill("SIGTERM")
+    await service.exited
+    await stub.close()
     cluster.stop()
   }
 }, 90_000)

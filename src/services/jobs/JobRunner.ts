@@ -1,5 +1,5 @@
-import { Cause, Duration, Effect, Exit, Layer, Option, Queue } from "effect"
-import { errorLine, isApiError } from "../../api/errors.js"
+import { Cause, Duration, Effect, Exit, Layer, Option, Queue, Schedule } from "effect"
+import { errorLine, isApiError, StoreUnavailable } from "../../api/errors.js"
 import type { JobKind } from "../../api/JobsApi.js"
 import type { ClaimedJob } from "../../domain/records.js"
 import { Answerer } from "../recall/Answerer.js"
@@ -18,6 +18,9 @@ const failureLine = (cause: Cause.Cause<unknown>) => {
   if (Option.isSome(failure) && isApiError(failure.value)) return errorLine(failure.value)
   return `internal_error: ${Cause.squash(cause) instanceof Error ? (Cause.squash(cause) as Error).message : "unexpected failure"}`
 }
+
+/** Times a job is run again after its storage could not be reached, once it answers again. */
+const OUTAGE_ROUNDS = 3
 
 /** How often idle workers look for jobs that other processes accepted, or left when they died. */
 const POLL_INTERVAL = Duration.seconds(1)
@@ -51,6 +54,18 @@ export const JobRunnerLive = Layer.scopedDiscard(
       return Effect.repeat(Effect.delay(renew, Duration.millis(jobs.leaseMs / 3)), { while: (held) => held })
     }
 
+    /** Until the control plane answers again (the job still this worker's, false if not), for five minutes at most. */
+    const storeBack = (jobId: string) => Effect.retry(jobs.renew(jobId), Schedule.spaced("1 second").pipe(Schedule.upTo("5 minutes")))
+
+    /**
+     * A job whose storage could not be reached is run again once it answers, rather than failed
+     * for a passing outage: its handler is idempotent, and it is run again a bounded number of
+     * times, since each run may call the provider again.
+     */
+    const throughOutages = (jobId: string, attempt: Effect.Effect<unknown, unknown>, rounds: number): Effect.Effect<unknown, unknown> =>
+      Effect.catchIf(attempt, (error) => error instanceof StoreUnavailable && rounds > 0, (error) =>
+        Effect.flatMap(storeBack(jobId), (held) => held ? throughOutages(jobId, attempt, rounds - 1) : Effect.fail(error)))
+
     const run = (claimed: ClaimedJob) =>
       Effect.gen(function*() {
         const jobId = claimed.job_id
@@ -59,7 +74,7 @@ export const JobRunnerLive = Layer.scopedDiscard(
         if (handler === undefined) {
           return yield* jobs.fail(jobId, `server_restarted: this build cannot run '${claimed.kind}' jobs; resubmit to retry`)
         }
-        const work = Effect.exit(Effect.flatMap(parsePayload(claimed.payload), (payload) => handler(payload, jobId)))
+        const work = Effect.exit(Effect.flatMap(parsePayload(claimed.payload), (payload) => throughOutages(jobId, handler(payload, jobId), OUTAGE_ROUNDS)))
         const exit = yield* Effect.race(work, Effect.as(leaseLost(jobId), "lost" as const))
         if (exit === "lost") return yield* Effect.logWarning("job left: its lease lapsed and another worker resumed it")
         if (Exit.isSuccess(exit)) return yield* jobs.succeed(jobId, exit.value)
