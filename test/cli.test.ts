@@ -78,7 +78,7 @@ describe("memory-service CLI", () => {
       expect(deleted.trim()).toBe("fact_pet archived")
       expect(again.trim()).toBe("fact_nothing: no such memory")
       expect(jsonOf<{ events: Array<{ memory_id: string }> }>(events).events.map((e) => e.memory_id)).toHaveLength(1)
-    }), 60_000)
+    }), 180_000)
 
   it.scoped("keys, stats and usage", () =>
     Effect.gen(function*() {
@@ -104,7 +104,7 @@ describe("memory-service CLI", () => {
       expect(list.split("\n")[0]).toMatch(/^ID\s+NAME\s+PREFIX\s+CREATED\s+LAST USED\s+REVOKED$/)
       expect(list).toMatch(new RegExp(`${keyId}\\s+ci\\s+`))
       expect(list).not.toMatch(/\bno$/m)
-    }), 60_000)
+    }), 180_000)
 
   it.scoped("import sends batches and a rerun skips what the state file says is done", () =>
     Effect.gen(function*() {
@@ -130,7 +130,7 @@ describe("memory-service CLI", () => {
       const client = yield* apiClient(server.baseUrl)
       const events = yield* client.events.list({ urlParams: { user_id: "bob", offset: 0, limit: 50 } })
       expect(events.events.map((e) => e.session_id).sort()).toEqual(["s1", "s2", "s3"])
-    }), 60_000)
+    }), 180_000)
 })
 
 describe("memory-service CLI with an LLM", () => {
