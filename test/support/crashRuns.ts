@@ -14,7 +14,7 @@ export const shortCrashRun = (cycles: number, uptimeMs: readonly [number, number
   apiKey: API_KEY,
   launch: async (dataRoot, env) => {
     // Two replicas starting at once through tsx on a busy machine take a while.
-    const service = await startProcess({ SERVICE_API_KEY: API_KEY, SERVICE_DATA_ROOT: dataRoot, ...env }, 60_000)
+    const service = await startProcess({ SERVICE_API_KEY: API_KEY, SERVICE_DATA_ROOT: dataRoot, ...env })
     return { port: service.port, kill: (signal) => service.child.kill(signal), exited: service.exited }
   }
 })

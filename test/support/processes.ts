@@ -24,8 +24,8 @@ const spawnService = (env: Record<string, string>) =>
     stdio: ["ignore", "pipe", "pipe"]
   })
 
-/** Runs the service as a real process until it prints its listening address. */
-export const startProcess = (env: Record<string, string>, timeoutMs = 20_000): Promise<ServiceProcess> =>
+/** Runs the service as a real process until it prints its listening address (bounded for a machine under load: each start compiles the sources). */
+export const startProcess = (env: Record<string, string>, timeoutMs = 60_000): Promise<ServiceProcess> =>
   new Promise((resolve, reject) => {
     const child = spawnService({ SERVICE_PORT: "0", ...env })
     let stdout = ""
