@@ -2,7 +2,7 @@ import { describe, expect, it } from "@effect/vitest"
 import { Effect, Exit, Redacted, Scope } from "effect"
 import * as NodeFs from "node:fs"
 import * as NodePath from "node:path"
-import Pg from "pg"
+import { withClient } from "../scripts/postgres/cluster.js"
 import { startProviderStub } from "../scripts/stubs/llm-providers.js"
 import { progressLine } from "../src/cli/progress.js"
 import { postgresTransferEnd } from "../src/storage/postgres/transfer/PostgresTransferEnd.js"
@@ -46,15 +46,7 @@ const databaseWithPassword = Effect.map(freshDatabase, (url) => {
 })
 
 const query = <Row>(url: string, text: string, params: ReadonlyArray<unknown> = []) =>
-  Effect.promise(async () => {
-    const client = new Pg.Client({ connectionString: url })
-    await client.connect()
-    try {
-      return (await client.query(text, [...params])).rows as Array<Row>
-    } finally {
-      await client.end()
-    }
-  })
+  Effect.promise(() => withClient(url, async (client) => (await client.query(text, [...params])).rows as Array<Row>))
 
 const get = (url: string) => Effect.map(rawFetch(url, { headers: authHeaders() }), (response) => response.body)
 

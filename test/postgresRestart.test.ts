@@ -1,6 +1,6 @@
 import { expect, it } from "@effect/vitest"
 import Pg from "pg"
-import { createDatabase, startCluster } from "../scripts/postgres/cluster.js"
+import { createDatabase, startCluster, withClient } from "../scripts/postgres/cluster.js"
 import { startProviderStub } from "../scripts/stubs/llm-providers.js"
 import { llmEnv } from "./support/llm.js"
 import { startProcess } from "./support/processes.js"
@@ -126,14 +126,9 @@ it("a job whose write meets PostgreSQL down is run again by its worker once the 
       await new Promise((resolve) => setTimeout(resolve, 200))
     }
     expect(status).toBe("succeeded")
-    const client = new Pg.Client({ connectionString: url })
-    await client.connect()
-    try {
-      // The same claim carried it through: no other worker had to resume it after its lease.
-      expect((await client.query("SELECT attempts FROM jobs WHERE job_id = $1", [accepted.job_id])).rows).toEqual([{ attempts: 1 }])
-    } finally {
-      await client.end()
-    }
+    // The same claim carried it through: no other worker had to resume it after its lease.
+    const attempts = await withClient(url, async (client) => (await client.query("SELECT attempts FROM jobs WHERE job_id = $1", [accepted.job_id])).rows)
+    expect(attempts).toEqual([{ attempts: 1 }])
   } finally {
     service.child.kill("SIGTERM")
     await service.exited

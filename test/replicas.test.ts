@@ -1,7 +1,6 @@
 import { afterEach, describe, expect, it } from "@effect/vitest"
-import Pg from "pg"
 import { inject } from "vitest"
-import { createDatabase } from "../scripts/postgres/cluster.js"
+import { createDatabase, withClient } from "../scripts/postgres/cluster.js"
 import { type ProviderStub, startProviderStub } from "../scripts/stubs/llm-providers.js"
 import { chatRequests, llmEnv } from "./support/llm.js"
 import { type ServiceProcess, startProcess } from "./support/processes.js"
@@ -58,15 +57,7 @@ const finishedJob = (base: string, jobId: string) =>
     return job.body.status === "succeeded" || job.body.status === "failed" ? job.body : undefined
   }, 60_000)
 
-const query = async <A>(url: string, text: string, params: Array<unknown>) => {
-  const client = new Pg.Client({ connectionString: url })
-  await client.connect()
-  try {
-    return (await client.query(text, params)).rows as Array<A>
-  } finally {
-    await client.end()
-  }
-}
+const query = <A>(url: string, text: string, params: Array<unknown>) => withClient(url, async (client) => (await client.query(text, params)).rows as Array<A>)
 
 describe("replicas on one PostgreSQL database", () => {
   it("share named keys, jobs and users: minted, accepted or written on one, used on the other", async () => {

@@ -75,16 +75,21 @@ export const startCluster = async (options: { readonly fsync: boolean }): Promis
   }
 }
 
+/** Runs `use` on a connection of its own to the database at `url`, closed whatever happens. */
+export const withClient = async <A>(url: string, use: (client: Pg.Client) => Promise<A>): Promise<A> => {
+  const client = new Pg.Client({ connectionString: url })
+  await client.connect()
+  try {
+    return await use(client)
+  } finally {
+    await client.end()
+  }
+}
+
 /** A new, empty database in a cluster; its URL. */
 export const createDatabase = async (clusterUrl: string) => {
-  const admin = new Pg.Client({ connectionString: clusterUrl })
   const name = `db_${NodeCrypto.randomUUID().replaceAll("-", "")}`
-  await admin.connect()
-  try {
-    await admin.query(`CREATE DATABASE ${name}`)
-  } finally {
-    await admin.end()
-  }
+  await withClient(clusterUrl, (admin) => admin.query(`CREATE DATABASE ${name}`))
   const url = new URL(clusterUrl)
   url.pathname = `/${name}`
   return url.toString()

@@ -5,7 +5,7 @@
 import Database from "better-sqlite3"
 import * as NodeFs from "node:fs"
 import * as NodePath from "node:path"
-import Pg from "pg"
+import { withClient } from "../postgres/cluster.js"
 
 export interface StoreRows {
   readonly turns: ReadonlyArray<{ readonly content: string }>
@@ -57,15 +57,6 @@ export const sqliteStores = (dataRoot: string): StoreCheck => ({
   }
 })
 
-const withPostgres = async <A>(url: string, use: (client: Pg.Client) => Promise<A>): Promise<A> => {
-  const client = new Pg.Client({ connectionString: url })
-  await client.connect()
-  try {
-    return await use(client)
-  } finally {
-    await client.end()
-  }
-}
 
 /** Every B-tree index, checked against its table, and every table's heap, by `amcheck`. */
 const AMCHECK = `
@@ -76,12 +67,12 @@ const AMCHECK = `
 /** The server backend: one database, every user's rows keyed by user_id. */
 export const postgresStores = (url: string): StoreCheck => ({
   read: (userId) =>
-    withPostgres(url, async (client) => ({
+    withClient(url, async (client) => ({
       turns: (await client.query<StoreRows["turns"][number]>("SELECT content FROM turns WHERE user_id = $1", [userId])).rows,
       facts: (await client.query<StoreRows["facts"][number]>("SELECT fact_id, content, status FROM facts WHERE user_id = $1", [userId])).rows
     })),
   integrity: () =>
-    withPostgres(url, async (client) => {
+    withClient(url, async (client) => {
       await client.query("CREATE EXTENSION IF NOT EXISTS amcheck")
       const indexes = (await client.query<{ relation: string; index_id: number; table_id: number }>(AMCHECK)).rows
       const damaged: Array<string> = []

@@ -1,18 +1,10 @@
 import { Effect } from "effect"
 import Pg from "pg"
+import { withClient } from "../../../scripts/postgres/cluster.js"
 import type { Row, UserRows } from "../userRows.js"
 import { type Statement, statements } from "./statements.js"
 
-const withClient = <A>(url: string, use: (client: Pg.Client) => Promise<A>) =>
-  Effect.promise(async () => {
-    const client = new Pg.Client({ connectionString: url })
-    await client.connect()
-    try {
-      return await use(client)
-    } finally {
-      await client.end()
-    }
-  })
+const withConnection = <A>(url: string, use: (client: Pg.Client) => Promise<A>) => Effect.promise(() => withClient(url, use))
 
 /** Booleans as SQLite stores them, so that a row reads the same on both backends. */
 const asSqlite = (row: Row): Row => Object.fromEntries(Object.entries(row).map(([key, value]) => [key, typeof value === "boolean" ? Number(value) : value]))
@@ -21,36 +13,38 @@ const query = (client: Pg.Client, { text, values }: Statement) => client.query<R
 
 /** A user's rows in the shared tables of the server's database. */
 export const postgresUserRows = (url: string): UserRows => ({
-  select: (userId, table, select) => withClient(url, (client) => query(client, statements("pg", userId).select(table, select))),
+  select: (userId, table, select) => withConnection(url, (client) => query(client, statements("pg", userId).select(table, select))),
   count: (userId, table, where) =>
-    withClient(url, (client) => query(client, statements("pg", userId).count(table, where))).pipe(Effect.map(([row]) => Number(row?.n))),
+    withConnection(url, (client) => query(client, statements("pg", userId).count(table, where))).pipe(Effect.map(([row]) => Number(row?.n))),
   insert: (userId, table, rows) =>
-    withClient(url, async (client) => {
+    withConnection(url, async (client) => {
       const [user] = await query(client, { text: "SELECT user_id FROM users WHERE user_id = $1", values: [userId] })
       if (user === undefined) throw new Error(`user '${userId}' has no data yet`)
       for (const row of rows) await query(client, statements("pg", userId).insert(table, row))
-      // The lexical legs' bm25 reads the collection's size from the user's row, which the adapter's writes keep.
+      // The lexical legs' bm25 reads the collection's size from the user's row, which the adapter's writes keep;
+      // the count of vectors added tells every server's copy of the user's vector bits to catch up.
       if (table === "facts" || table === "turns") {
         await query(client, {
           text: `UPDATE users SET ${table}_indexed = (SELECT count(*) FROM ${table} WHERE user_id = $1),
-            ${table}_lexemes = (SELECT coalesce(sum(length(search)), 0) FROM ${table} WHERE user_id = $1) WHERE user_id = $1`,
-          values: [userId]
+            ${table}_lexemes = (SELECT coalesce(sum(length(search)), 0) FROM ${table} WHERE user_id = $1),
+            ${table}_vectors_added = ${table}_vectors_added + $2 WHERE user_id = $1`,
+          values: [userId, rows.length]
         })
       }
     }),
   matching: (userId, table, word) =>
-    withClient(url, (client) =>
+    withConnection(url, (client) =>
       query(client, { text: `SELECT count(*) AS n FROM ${table} WHERE user_id = $1 AND search @@ plainto_tsquery('english', $2)`, values: [userId, word] })
     ).pipe(Effect.map(([row]) => Number(row?.n))),
-  users: withClient(url, (client) => query(client, { text: "SELECT user_id FROM users ORDER BY user_id", values: [] })).pipe(
+  users: withConnection(url, (client) => query(client, { text: "SELECT user_id FROM users ORDER BY user_id", values: [] })).pipe(
     Effect.map((rows) => rows.map((row) => String(row.user_id)))
   ),
   vectorSpace: (userId) =>
-    withClient(url, (client) =>
+    withConnection(url, (client) =>
       query(client, { text: "SELECT embedding_model, embedding_dimensions FROM users WHERE user_id = $1 AND embedding_model IS NOT NULL", values: [userId] })
     ).pipe(Effect.map(([row]) => row === undefined ? undefined : { model: String(row.embedding_model), dimensions: Number(row.embedding_dimensions) })),
   vectors: (userId, table) =>
-    withClient(url, (client) =>
+    withConnection(url, (client) =>
       query(client, {
         text: `SELECT content, embedding::text AS embedding FROM ${table} WHERE user_id = $1 AND embedding IS NOT NULL ORDER BY seq`,
         values: [userId]
