@@ -49,7 +49,10 @@ describe("configuration", () => {
         [{ SERVICE_API_KEY: "k", SERVICE_CORS_ORIGINS: "[\"https://a.example/path\"]" }, "SERVICE_CORS_ORIGINS"],
         [{ SERVICE_API_KEY: "k", SERVICE_CORS_ORIGINS: "[\"*\"]" }, "SERVICE_CORS_ORIGINS"],
         [{ SERVICE_API_KEY: "k", SERVICE_LLM_PROVIDER: "cohere" }, "SERVICE_LLM_PROVIDER"],
-        [{ SERVICE_API_KEY: "k", SERVICE_EMBED_DIMENSIONS: "-3" }, "SERVICE_EMBED_DIMENSIONS"]
+        [{ SERVICE_API_KEY: "k", SERVICE_EMBED_DIMENSIONS: "-3" }, "SERVICE_EMBED_DIMENSIONS"],
+        [{ SERVICE_API_KEY: "k", SERVICE_JOB_LEASE_SECONDS: "0" }, "SERVICE_JOB_LEASE_SECONDS"],
+        [{ SERVICE_API_KEY: "k", SERVICE_JOB_LEASE_SECONDS: "3601" }, "SERVICE_JOB_LEASE_SECONDS"],
+        [{ SERVICE_API_KEY: "k", SERVICE_DATABASE_POOL_MAX: "0" }, "SERVICE_DATABASE_POOL_MAX"]
       ]
       for (const [env, variable] of cases) {
         const error = yield* failureOf(env)
