@@ -144,4 +144,24 @@ describe("replicas on one PostgreSQL database", () => {
     expect(contents.length).toBe((job.result as { facts_extracted: number }).facts_extracted)
     expect(new Set(contents).size).toBe(contents.length)
   }, 90_000)
+
+  it("a replica stopped gracefully while running a job gives it up: the other takes it at once, not after the lease", async () => {
+    const stub = await slowStub(2_000)
+    const { url, services, bases } = await replicas({ ...llmEnv(stub), SERVICE_JOB_LEASE_SECONDS: "600" })
+    const accepted = await call(bases[0]!, "POST", "/v1/memories", {
+      user_id: "alice",
+      async_mode: true,
+      messages: [{ content: "I moved to Berlin last year." }]
+    })
+    const jobId = accepted.body.job_id as string
+    const owner = await waitFor("the job's worker", async () =>
+      (await query<{ lease_owner: string | null }>(url, "SELECT lease_owner FROM jobs WHERE job_id = $1", [jobId]))[0]?.lease_owner ?? undefined)
+    const holder = services.findIndex((service) => owner.split(":")[1] === String(service.child.pid))
+    services[holder]!.child.kill("SIGTERM")
+    expect(await services[holder]!.exited).toBe(0)
+    // Well within the 600 s lease: only a lease given up lets the other replica take the job.
+    expect(await finishedJob(bases[1 - holder]!, jobId)).toMatchObject({ status: "succeeded" })
+    const [row] = await query<{ attempts: number }>(url, "SELECT attempts FROM jobs WHERE job_id = $1", [jobId])
+    expect(row).toEqual({ attempts: 2 })
+  }, 90_000)
 })
