@@ -1,8 +1,8 @@
 /**
  * Facts written straight into the PostgreSQL schema (src/storage/postgres/migrations.ts) for one
- * user the service has already created, many rows a statement, with the user's counters set as
- * the adapter keeps them: the count of the user's facts and of their lexemes (`length(search)`),
- * which the lexical legs' bm25 reads, and the embedding space its vector leg checks.
+ * user the service has already created, many rows a statement, with their postings and the user's
+ * counters set as the adapter keeps them: the count of the user's facts and of their lexemes
+ * (`length(search)`), which the lexical legs' bm25 reads, and the embedding space its vector leg checks.
  */
 import Pg from "pg"
 import { vectorText } from "../../src/storage/postgres/user/rows.js"
@@ -31,6 +31,11 @@ export const seedPostgresFacts = async (options: {
           facts.map((f, k) => vectorText(seededVector(f.content, from + k, embedding.dimensions)))]
       )
     }
+    await client.query(
+      `INSERT INTO fact_postings (user_id, lexeme, seq, frequency, document_length)
+       SELECT f.user_id, u.lexeme, f.seq, cardinality(u.positions), length(f.search) FROM facts f, unnest(f.search) AS u WHERE f.user_id = $1`,
+      [userId]
+    )
     await client.query(
       `UPDATE users SET facts_indexed = c.documents, facts_lexemes = c.lexemes, embedding_model = $2, embedding_dimensions = $3
        FROM (SELECT count(*) AS documents, coalesce(sum(length(search)), 0) AS lexemes FROM facts WHERE user_id = $1) AS c

@@ -41,6 +41,24 @@ export const recallContract = (backend: StorageBackend) =>
         expect(legs.lexicalFacts).toHaveLength(7)
       })))
 
+    it.effect("the best visible matches come back though many better ones are out of the query's scope", () =>
+      run(Effect.gen(function*() {
+        const elsewhere = { agent_id: "other-agent", run_id: null, project_id: null }
+        const better = Array.from({ length: 20 }, (_, i) => add(fact(`Zebra zebra ${i}`)))
+        yield* writeSession("alice", session("s1", ["zebra zebra", "zebra zebra zebra"], better, { scope: elsewhere }))
+        yield* writeSession("alice", session("s2", ["a zebra at the zoo today", "one zebra among the many animals of the park"], [
+          add(fact("Alice saw a zebra at the zoo")),
+          add(fact("Alice once read a long book about the zebra of the plains"))
+        ]))
+        const mine = { agent_id: "my-agent", run_id: null, project_id: null }
+        const legs = yield* recall("alice", { terms: ["zebra"], depth: 2, scope: mine })
+        expect(legs.lexicalFacts.map((row) => row.content)).toEqual(["Alice saw a zebra at the zoo", "Alice once read a long book about the zebra of the plains"])
+        expect(legs.lexicalTurns.map((row) => row.content)).toEqual(["a zebra at the zoo today", "one zebra among the many animals of the park"])
+        const everyone = yield* recall("alice", { terms: ["zebra"], depth: 2 })
+        expect(everyone.lexicalFacts.every((row) => row.content.startsWith("Zebra zebra"))).toBe(true)
+        expect(everyone.lexicalTurns.map((row) => row.content)).toEqual(["zebra zebra zebra", "zebra zebra"])
+      })))
+
     it.effect("similar facts answer each list of terms with current facts only, best first", () =>
       run(Effect.gen(function*() {
         const store = yield* UserStore

@@ -1,6 +1,7 @@
 import { Effect } from "effect"
 import Pg from "pg"
 import { withClient } from "../../../scripts/postgres/cluster.js"
+import { POSTINGS } from "../../../src/storage/postgres/user/postings.js"
 import type { Row, UserRows } from "../userRows.js"
 import { type Statement, statements } from "./statements.js"
 
@@ -21,9 +22,16 @@ export const postgresUserRows = (url: string): UserRows => ({
       const [user] = await query(client, { text: "SELECT user_id FROM users WHERE user_id = $1", values: [userId] })
       if (user === undefined) throw new Error(`user '${userId}' has no data yet`)
       for (const row of rows) await query(client, statements("pg", userId).insert(table, row))
-      // The lexical legs' bm25 reads the collection's size from the user's row, which the adapter's writes keep;
-      // the count of vectors added tells every server's copy of the user's vector bits to catch up.
+      // The lexical legs read the rows' postings and the collection's size from the user's row, which the
+      // adapter's writes keep; the count of vectors added tells every server's copy of the user's vector bits to catch up.
       if (table === "facts" || table === "turns") {
+        const postings = POSTINGS[table]
+        await query(client, { text: `DELETE FROM ${postings} WHERE user_id = $1`, values: [userId] })
+        await query(client, {
+          text: `INSERT INTO ${postings} (user_id, lexeme, seq, frequency, document_length)
+            SELECT r.user_id, u.lexeme, r.seq, cardinality(u.positions), length(r.search) FROM ${table} r, unnest(r.search) AS u WHERE r.user_id = $1`,
+          values: [userId]
+        })
         await query(client, {
           text: `UPDATE users SET ${table}_indexed = (SELECT count(*) FROM ${table} WHERE user_id = $1),
             ${table}_lexemes = (SELECT coalesce(sum(length(search)), 0) FROM ${table} WHERE user_id = $1),
@@ -34,7 +42,10 @@ export const postgresUserRows = (url: string): UserRows => ({
     }),
   matching: (userId, table, word) =>
     withConnection(url, (client) =>
-      query(client, { text: `SELECT count(*) AS n FROM ${table} WHERE user_id = $1 AND search @@ plainto_tsquery('english', $2)`, values: [userId, word] })
+      query(client, {
+        text: `SELECT count(*) AS n FROM ${POSTINGS[table]} WHERE user_id = $1 AND lexeme = ANY (tsvector_to_array(to_tsvector('english', $2)))`,
+        values: [userId, word]
+      })
     ).pipe(Effect.map(([row]) => Number(row?.n))),
   users: withConnection(url, (client) => query(client, { text: "SELECT user_id FROM users ORDER BY user_id", values: [] })).pipe(
     Effect.map((rows) => rows.map((row) => String(row.user_id)))

@@ -89,7 +89,7 @@ export const UserRows = (sql: SqlClient.SqlClient, userId: string) => {
 
     /**
      * Replaces whatever the database holds for the user with the snapshot, in one transaction
-     * under the user's write lock; the lexical counters are recomputed from the rows.
+     * under the user's write lock; the postings and lexical counters are built from the rows.
      */
     replace: (snapshot: UserSnapshot) =>
       sql.withTransaction(Effect.gen(function*() {
@@ -110,7 +110,7 @@ export const UserRows = (sql: SqlClient.SqlClient, userId: string) => {
         yield* insert("edges", tables.edges)
         yield* insert("events", tables.events)
         yield* insert("applied_jobs", tables.applied_jobs)
-        yield* writes.recountIndexed
+        yield* writes.reindex
         yield* advanceSequences
       })),
 

@@ -1,19 +1,33 @@
-import type { SqlClient } from "@effect/sql"
+import type { SqlClient, SqlError, Statement } from "@effect/sql"
 import { Effect, Either } from "effect"
 import type { FactRow, ScopeFilter, TurnRow } from "../../../domain/records.js"
 import { DOCUMENT_COUNT_CAP, selectiveTerms } from "../../lexicalTerms.js"
 import { inSessionOrder } from "../../neighbourhood.js"
 import type { RecallLegs, RecallQuery } from "../../UserStore.js"
 import { UserReads } from "./reads.js"
+import { type IndexedTable, POSTINGS } from "./postings.js"
 import { FACT_COLUMNS, inList, scopedTo, TURN_COLUMNS } from "./rows.js"
 import type { VectorIndexes, VectorState, VectorTable } from "./vectorIndexes.js"
 
-/** A query term with its lexeme and its weight in the user's collection. */
+/** A query term's lexeme, how many of the user's documents hold it, and its weight in their collection. */
 interface Weighted {
-  readonly term: string
   readonly lexeme: string
+  readonly documents: number
   readonly idf: number
 }
+
+/** The terms a search looks a table up by, and the collection's mean length in lexemes. */
+interface Selected {
+  readonly table: IndexedTable
+  readonly weighted: ReadonlyArray<Weighted>
+  readonly meanLength: number
+}
+
+/**
+ * How many ranked documents a lexical leg reads for each result it answers: enough for the rows
+ * that status or scope hide, before it reads them all.
+ */
+const CANDIDATES_PER_RESULT = 4
 
 /** The retrieval legs over one user's data, on tsvector columns (English stemming) and pgvector. */
 export const UserRecall = (sql: SqlClient.SqlClient, userId: string, indexes: VectorIndexes) => {
@@ -24,28 +38,25 @@ export const UserRecall = (sql: SqlClient.SqlClient, userId: string, indexes: Ve
   const onDate = (column: string, prefix: string | null) =>
     prefix === null ? sql`TRUE` : sql`${sql.literal(column)} >= ${prefix} AND ${sql.literal(column)} < ${`${prefix}~`}`
 
-  /** Any of the terms, each stemmed as the index was. */
-  const tsquery = (terms: ReadonlyArray<Weighted>) => sql.join(" || ", false)(terms.map(({ term }) => sql`plainto_tsquery('english', ${term})`))
-
   /**
-   * Each term's lexeme (its stem, as the index holds it) and how many of the user's documents
-   * hold it (counted up to the cap selection needs), with the size and lexemes of the user's whole collection, in one statement; terms
-   * the index would drop (stop words) are left out.
+   * Each term's lexeme (its stem, as the postings hold it) and how many of the user's documents
+   * hold it (counted up to the cap selection needs), with the size and lexemes of the user's whole
+   * collection, in one statement; terms the index would drop (stop words) are left out.
    */
-  const lexemes = (table: "facts" | "turns", terms: ReadonlyArray<string>, cap: number | null) =>
+  const lexemes = (table: IndexedTable, terms: ReadonlyArray<string>, cap: number | null) =>
     Effect.map(
       sql<{ readonly term: string; readonly lexeme: string; readonly doc: number; readonly documents: number; readonly lexemes: number }>`
-        SELECT t.term, t.lexeme, t.doc, u.documents, u.lexemes FROM (${
-        sql.join(" UNION ALL ", false)(terms.map((term) =>
-          sql`SELECT ${term}::text AS term, array_to_string(tsvector_to_array(to_tsvector('english', ${term})), ' ') AS lexeme, (
-                SELECT count(*) FROM (SELECT 1 FROM ${sql(table)} WHERE user_id = ${userId} AND search @@ plainto_tsquery('english', ${term})
-                ${cap === null ? sql`` : sql`LIMIT ${cap}`}) AS matching) AS doc`))
-      }) AS t CROSS JOIN (SELECT ${sql.literal(`${table}_indexed`)} AS documents, ${sql.literal(`${table}_lexemes`)} AS lexemes FROM users WHERE user_id = ${userId}) AS u`,
+        SELECT t.term, t.lexeme, (
+          SELECT count(*) FROM (SELECT 1 FROM ${sql(POSTINGS[table])} p WHERE p.user_id = ${userId} AND p.lexeme = t.lexeme
+          ${cap === null ? sql`` : sql`LIMIT ${cap}`}) AS matching) AS doc, u.documents, u.lexemes
+        FROM (SELECT term, array_to_string(tsvector_to_array(to_tsvector('english', term)), ' ') AS lexeme
+          FROM (VALUES ${sql.join(", ", false)(terms.map((term) => sql`(${term}::text)`))}) AS v (term)) AS t
+        CROSS JOIN (SELECT ${sql.literal(`${table}_indexed`)} AS documents, ${sql.literal(`${table}_lexemes`)} AS lexemes FROM users WHERE user_id = ${userId}) AS u`,
       (rows) => rows.filter((row) => row.lexeme !== "" && !row.lexeme.includes(" "))
     )
 
   /** The terms' counts, stopped at the cap selection allows; counted whole when every term reaches it. */
-  const counted = (table: "facts" | "turns", terms: ReadonlyArray<string>) =>
+  const counted = (table: IndexedTable, terms: ReadonlyArray<string>) =>
     Effect.flatMap(lexemes(table, terms, DOCUMENT_COUNT_CAP), (rows) =>
       rows.length > 0 && rows.every((row) => row.doc >= DOCUMENT_COUNT_CAP) ? lexemes(table, rows.map((row) => row.term), null) : Effect.succeed(rows))
 
@@ -54,51 +65,64 @@ export const UserRecall = (sql: SqlClient.SqlClient, userId: string, indexes: Ve
    * inverse document frequency as bm25 weighs it (SQLite FTS5's: never below a millionth), and the
    * collection's mean length in lexemes.
    */
-  const selective = (table: "facts" | "turns", terms: ReadonlyArray<string>) =>
+  const selective = (table: IndexedTable, terms: ReadonlyArray<string>) =>
     Effect.gen(function*() {
       const distinct = [...new Set(terms)]
       const found = distinct.length === 0 ? [] : yield* counted(table, distinct)
       const first = found[0]
-      if (first === undefined) return { weighted: [] as ReadonlyArray<Weighted>, meanLength: 1 }
+      if (first === undefined) return { table, weighted: [] as ReadonlyArray<Weighted>, meanLength: 1 }
       const byTerm = new Map(found.map((row) => [row.term, row]))
       const selected = selectiveTerms([...byTerm.keys()], (term) => byTerm.get(term)?.doc ?? 0)
       const weighted = selected.map((term): Weighted => {
         const { doc, lexeme } = byTerm.get(term)!
-        return { term, lexeme, idf: Math.max(1e-6, Math.log((first.documents - doc + 0.5) / (doc + 0.5))) }
+        return { lexeme, documents: doc, idf: Math.max(1e-6, Math.log((first.documents - doc + 0.5) / (doc + 0.5))) }
       })
-      return { weighted, meanLength: Math.max(1, first.lexemes / Math.max(1, first.documents)) }
+      return { table, weighted, meanLength: Math.max(1, first.lexemes / Math.max(1, first.documents)) }
     })
 
   /**
-   * bm25 (k1 1.2, b 0.75, as SQLite FTS5 ranks) of the document aliased `alias` for the weighted
-   * terms: each term's frequency is the number of its positions in the document's tsvector.
+   * The seqs of the documents holding any of the terms, best first by bm25 (k1 1.2, b 0.75, as
+   * SQLite FTS5 ranks; a term's frequency and a document's length as its postings hold them), the
+   * first `candidates` of them, or all.
    */
-  const bm25 = (alias: string, terms: ReadonlyArray<Weighted>, meanLength: number) => sql`(
-    SELECT coalesce(sum(w.idf * cardinality(u.positions) * 2.2 /
-      (cardinality(u.positions) + 1.2 * (0.25 + 0.75 * length(${sql.literal(`${alias}.search`)}) / ${meanLength}::float8))), 0)
-    FROM unnest(${sql.literal(`${alias}.search`)}) AS u
-    JOIN (VALUES ${sql.join(", ", false)(terms.map((term) => sql`(${term.lexeme}::text, ${term.idf}::float8)`))}) AS w (lexeme, idf) ON w.lexeme = u.lexeme)`
+  const ranked = ({ meanLength, table, weighted }: Selected, candidates: number | null) => {
+    const score = sql`w.idf * p.frequency * 2.2::float8 / (p.frequency + 1.2::float8 * (0.25::float8 + 0.75::float8 * p.document_length / ${meanLength}::float8))`
+    // One term scores each of its documents once; more are summed per document.
+    return sql`
+      SELECT p.seq, ${weighted.length === 1 ? score : sql`sum(${score})`} AS score FROM ${sql(POSTINGS[table])} p
+      JOIN (VALUES ${sql.join(", ", false)(weighted.map((term) => sql`(${term.lexeme}::text, ${term.idf}::float8)`))}) AS w (lexeme, idf) ON w.lexeme = p.lexeme
+      WHERE p.user_id = ${userId} ${weighted.length === 1 ? sql`` : sql`GROUP BY p.seq`}
+      ORDER BY score DESC, p.seq ${candidates === null ? sql`` : sql`LIMIT ${candidates}`}`
+  }
 
-  const factsMatching = (
-    { meanLength, weighted }: { readonly weighted: ReadonlyArray<Weighted>; readonly meanLength: number },
-    scope: ScopeFilter,
-    statuses: ReadonlyArray<string>,
-    limit: number
-  ) =>
-    weighted.length === 0 ? Effect.succeed([] as ReadonlyArray<FactRow>) : sql<FactRow>`
-      SELECT ${sql.literal(FACT_COLUMNS)} FROM facts f, (SELECT ${tsquery(weighted)} AS q) AS query
-      WHERE f.user_id = ${userId} AND f.search @@ query.q AND ${visible(statuses)} AND ${scopedTo(sql, "f", scope)}
-      ORDER BY ${bm25("f", weighted, meanLength)} DESC, f.seq LIMIT ${limit}`
+  /**
+   * The best `limit` documents the row query keeps of those ranked: first from a few times as many
+   * candidates as asked for, and from all of them only when too few of those are kept (hidden by
+   * status or scope), so that the answer is the same as ranking all.
+   */
+  const bestMatching = <Row>(selected: Selected, limit: number, rows: (ranked: Statement.Fragment) => Effect.Effect<ReadonlyArray<Row>, SqlError.SqlError>) =>
+    Effect.gen(function*() {
+      if (selected.weighted.length === 0) return [] as ReadonlyArray<Row>
+      const candidates = limit * CANDIDATES_PER_RESULT
+      const first = yield* rows(ranked(selected, candidates))
+      const matching = selected.weighted.reduce((sum, term) => sum + term.documents, 0)
+      return first.length >= limit || matching <= candidates ? first : yield* rows(ranked(selected, null))
+    })
 
-  const turnsMatching = (
-    { meanLength, weighted }: { readonly weighted: ReadonlyArray<Weighted>; readonly meanLength: number },
-    scope: ScopeFilter,
-    limit: number
-  ) =>
-    weighted.length === 0 ? Effect.succeed([] as ReadonlyArray<TurnRow>) : sql<TurnRow>`
-      SELECT ${sql.literal(TURN_COLUMNS)} FROM ${turnsJoin}, (SELECT ${tsquery(weighted)} AS q) AS query
-      WHERE t.user_id = ${userId} AND t.search @@ query.q AND ${scopedTo(sql, "t", scope)}
-      ORDER BY ${bm25("t", weighted, meanLength)} DESC, t.seq LIMIT ${limit}`
+  const factsMatching = (selected: Selected, scope: ScopeFilter, statuses: ReadonlyArray<string>, limit: number) =>
+    bestMatching(selected, limit, (ranked) =>
+      sql<FactRow>`
+        SELECT ${sql.literal(FACT_COLUMNS)} FROM (${ranked}) AS r JOIN facts f ON f.user_id = ${userId} AND f.seq = r.seq
+        WHERE ${visible(statuses)} AND ${scopedTo(sql, "f", scope)}
+        ORDER BY r.score DESC, r.seq LIMIT ${limit}`)
+
+  const turnsMatching = (selected: Selected, scope: ScopeFilter, limit: number) =>
+    bestMatching(selected, limit, (ranked) =>
+      sql<TurnRow>`
+        SELECT ${sql.literal(TURN_COLUMNS)} FROM (${ranked}) AS r
+        JOIN turns t ON t.user_id = ${userId} AND t.seq = r.seq JOIN sessions s ON s.user_id = t.user_id AND s.session_id = t.session_id
+        WHERE ${scopedTo(sql, "t", scope)}
+        ORDER BY r.score DESC, r.seq LIMIT ${limit}`)
 
   /** Facts by the selective ones of the terms. */
   const selectedFacts = (terms: ReadonlyArray<string>, scope: ScopeFilter, statuses: ReadonlyArray<string>, limit: number) =>

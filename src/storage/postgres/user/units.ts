@@ -5,6 +5,7 @@ import { archiveAllEvent, archiveEvent, profileAddedEvent, profileSupersededEven
 import { inScope, type NewEvent, type ScopeFilter } from "../../../domain/records.js"
 import type { SessionWrite } from "../../sessionWrite.js"
 import type { CorrectionOutcome, ProfileSettlement, PurgeCascade, SessionOutcome } from "../../UserStore.js"
+import { UserPostings } from "./postings.js"
 import { UserReads } from "./reads.js"
 import { clock, UserWrites } from "./writes.js"
 
@@ -90,8 +91,7 @@ export const purgeMemory = (sql: SqlClient.SqlClient, userId: string, memoryId: 
       yield* sql`DELETE FROM fact_entity_roles WHERE user_id = ${userId} AND fact_id = ${memoryId}`
       yield* sql`DELETE FROM fact_sources WHERE user_id = ${userId} AND fact_id = ${memoryId}`
       yield* sql`UPDATE facts SET superseded_by = NULL WHERE user_id = ${userId} AND superseded_by = ${memoryId}`
-      const [deleted] = yield* sql<{ readonly lexemes: number }>`
-        DELETE FROM facts WHERE user_id = ${userId} AND fact_id = ${memoryId} RETURNING length(search) AS lexemes`
+      const [deleted] = yield* UserPostings(sql, userId).delete("facts", sql`fact_id = ${memoryId}`)
       yield* writes.countIndexed("facts", -1, -(deleted?.lexemes ?? 0))
       yield* sql`UPDATE users SET facts_vectors_removed = facts_vectors_removed + ${removed(vectors)} WHERE user_id = ${userId}`
       const cascaded = { vectors: removed(vectors), fact_entity_roles: removed(roles), fact_edges: removed(edges), fact_sources: removed(sources) }

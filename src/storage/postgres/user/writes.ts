@@ -7,11 +7,14 @@ import { normalizeName } from "../../../domain/text.js"
 import { utcTimestamp } from "../../../util/timestamps.js"
 import { edgeRowValues, edgeTypeOfRole, entityLinks, eventRowValues, factRowValues, marksProfilesStale } from "../../rowValues.js"
 import { planTargets, type SessionWrite, type SessionWritten, settleSession } from "../../sessionWrite.js"
+import { UserPostings } from "./postings.js"
 import { UserReads } from "./reads.js"
 import { vectorText } from "./rows.js"
 
 /** The tables that hold a user's data, each keyed by user_id first. */
-const USER_TABLES = ["applied_jobs", "events", "edges", "fact_entity_roles", "entities", "fact_sources", "facts", "spans", "turns", "sessions"] as const
+const USER_TABLES = [
+  "applied_jobs", "events", "edges", "fact_entity_roles", "entities", "fact_sources", "fact_postings", "facts", "spans", "turn_postings", "turns", "sessions"
+] as const
 
 export const clock = Effect.map(Clock.currentTimeMillis, (millis) => ({ now: utcTimestamp(millis), epochSeconds: millis / 1000 }))
 
@@ -21,6 +24,8 @@ export const UserWrites = (sql: SqlClient.SqlClient, userId: string) => {
     user_id: userId,
     ...edgeRowValues(srcFactId, dstId, edgeType, predicate, epochSeconds)
   })
+
+  const postings = UserPostings(sql, userId)
 
   /** Writes to one user serialize, whichever replica serves them: a lock held until the transaction ends. */
   const lock = sql`SELECT pg_advisory_xact_lock(hashtext(${userId}))`
@@ -34,13 +39,13 @@ export const UserWrites = (sql: SqlClient.SqlClient, userId: string) => {
       ? sql`UPDATE users SET facts_indexed = facts_indexed + ${documents}, facts_lexemes = facts_lexemes + ${lexemes} WHERE user_id = ${userId}`
       : sql`UPDATE users SET turns_indexed = turns_indexed + ${documents}, turns_lexemes = turns_lexemes + ${lexemes} WHERE user_id = ${userId}`
 
-  /** The counts of indexed documents and lexemes recomputed from the rows themselves, after a bulk copy. */
-  const recountIndexed = sql`UPDATE users SET
+  /** The postings and the counts of indexed documents and lexemes built again from the rows themselves, after a bulk copy. */
+  const reindex = Effect.zipRight(Effect.all([postings.rebuild("facts"), postings.rebuild("turns")]), sql`UPDATE users SET
       facts_indexed = (SELECT count(*) FROM facts WHERE user_id = ${userId}),
       facts_lexemes = (SELECT coalesce(sum(length(search)), 0) FROM facts WHERE user_id = ${userId}),
       turns_indexed = (SELECT count(*) FROM turns WHERE user_id = ${userId}),
       turns_lexemes = (SELECT coalesce(sum(length(search)), 0) FROM turns WHERE user_id = ${userId})
-    WHERE user_id = ${userId}`
+    WHERE user_id = ${userId}`)
 
   /** Every row of the user, the user's own last; whether there was a user. */
   const eraseUser = Effect.gen(function*() {
@@ -69,8 +74,7 @@ export const UserWrites = (sql: SqlClient.SqlClient, userId: string) => {
         ...write.scope,
         created_at: now
       }))
-      const inserted = yield* sql<{ readonly seq: number; readonly position: number; readonly lexemes: number }>`
-        INSERT INTO turns ${sql.insert(rows)} RETURNING seq, position, length(search) AS lexemes`
+      const inserted = yield* postings.insert<{ readonly position: number }>("turns", sql`INSERT INTO turns ${sql.insert(rows)}`, "position")
       yield* countIndexed("turns", inserted.length, inserted.reduce((sum, row) => sum + row.lexemes, 0))
       yield* sql`INSERT INTO spans ${
         sql.insert(rows.map((row) => ({ user_id: userId, span_id: spanId(write.sessionId, row.position), turn_id: row.turn_id, start_offset: 0, end_offset: row.content.length })))
@@ -81,9 +85,11 @@ export const UserWrites = (sql: SqlClient.SqlClient, userId: string) => {
   const insertFacts = (facts: ReadonlyArray<NewFact>, now: string, epochSeconds: number) =>
     Effect.gen(function*() {
       if (facts.length === 0) return [] as ReadonlyArray<number>
-      const inserted = yield* sql<{ readonly fact_id: string; readonly seq: number; readonly lexemes: number }>`INSERT INTO facts ${
-        sql.insert(facts.map((fact) => ({ user_id: userId, ...factRowValues(fact, now) })))
-      } RETURNING fact_id, seq, length(search) AS lexemes`
+      const inserted = yield* postings.insert<{ readonly fact_id: string }>(
+        "facts",
+        sql`INSERT INTO facts ${sql.insert(facts.map((fact) => ({ user_id: userId, ...factRowValues(fact, now) })))}`,
+        "fact_id"
+      )
       yield* countIndexed("facts", inserted.length, inserted.reduce((sum, row) => sum + row.lexemes, 0))
       const seqs = new Map(inserted.map((row) => [row.fact_id, row.seq]))
       const sources = facts.flatMap((fact) => [...new Set(fact.spanIds)].map((span) => ({ user_id: userId, fact_id: fact.factId, span_id: span })))
@@ -174,5 +180,5 @@ export const UserWrites = (sql: SqlClient.SqlClient, userId: string) => {
       return { turnsWritten: write.turns.length, facts: settled.facts } satisfies SessionWritten
     })
 
-  return { lock, ensureUser, writeSession, insertFact, closeFact, insertEvents, countIndexed, recountIndexed, eraseUser }
+  return { lock, ensureUser, writeSession, insertFact, closeFact, insertEvents, countIndexed, reindex, eraseUser }
 }
