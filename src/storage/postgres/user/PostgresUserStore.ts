@@ -58,7 +58,7 @@ export const PostgresUserStoreLive = Layer.effect(
       currentFacts: (userId, options) => run("currentFacts", userId, () => UserReads(sql, userId).currentFacts(options)),
       events: (userId, options) => run("events", userId, () => UserReads(sql, userId).events(options)),
 
-      recall: (userId, query) => run("recall", userId, () => ifKnown(userId, UserRecall(sql, userId, indexes).legs(query))),
+      recall: (userId, query) => run("recall", userId, () => UserRecall(sql, userId, indexes).legs(query)),
       provenance: (userId, factIds) => run("provenance", userId, () => UserReads(sql, userId).provenance(factIds)),
       similarFacts: (userId, options) => run("similarFacts", userId, () => UserRecall(sql, userId, indexes).similarFacts(options)),
       nearestFacts: (userId, options) => run("nearestFacts", userId, () => UserRecall(sql, userId, indexes).nearestFacts(options)),

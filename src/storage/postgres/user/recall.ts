@@ -1,5 +1,5 @@
 import type { SqlClient, SqlError, Statement } from "@effect/sql"
-import { Effect, Either } from "effect"
+import { Effect, Either, Option } from "effect"
 import type { FactRow, ScopeFilter, TurnRow } from "../../../domain/records.js"
 import { DOCUMENT_COUNT_CAP, selectiveTerms } from "../../lexicalTerms.js"
 import { inSessionOrder } from "../../neighbourhood.js"
@@ -128,8 +128,11 @@ export const UserRecall = (sql: SqlClient.SqlClient, userId: string, indexes: Ve
   const selectedFacts = (terms: ReadonlyArray<string>, scope: ScopeFilter, statuses: ReadonlyArray<string>, limit: number) =>
     Effect.flatMap(selective("facts", terms), (selected) => factsMatching(selected, scope, statuses, limit))
 
-  /** The user's vector space and the counters their bits are copied at; none before their first vectors. */
-  const vectorState = Effect.map(
+  /**
+   * Whether the user has data, and their vector space with the counters their bits are copied at
+   * (none before their first vectors); undefined for a user without data.
+   */
+  const userState = Effect.map(
     sql<{
       readonly embedding_model: string | null
       readonly embedding_dimensions: number | null
@@ -141,23 +144,25 @@ export const UserRecall = (sql: SqlClient.SqlClient, userId: string, indexes: Ve
     }>`
       SELECT embedding_model, embedding_dimensions, generation, facts_vectors_added, facts_vectors_removed, turns_vectors_added, turns_vectors_removed
       FROM users WHERE user_id = ${userId}`,
-    (rows): VectorState | undefined => {
+    (rows): { readonly vectors: VectorState | undefined } | undefined => {
       const row = rows[0]
-      return row?.embedding_model == null || row.embedding_dimensions == null ? undefined : {
-        model: row.embedding_model,
-        dimensions: row.embedding_dimensions,
-        generation: row.generation,
-        added: { facts: row.facts_vectors_added, turns: row.turns_vectors_added },
-        removed: { facts: row.facts_vectors_removed, turns: row.turns_vectors_removed }
+      if (row === undefined) return undefined
+      return {
+        vectors: row.embedding_model === null || row.embedding_dimensions === null ? undefined : {
+          model: row.embedding_model,
+          dimensions: row.embedding_dimensions,
+          generation: row.generation,
+          added: { facts: row.facts_vectors_added, turns: row.turns_vectors_added },
+          removed: { facts: row.facts_vectors_removed, turns: row.turns_vectors_removed }
+        }
       }
     }
   )
 
-  const vectorLeg = (query: RecallQuery) =>
+  const vectorLeg = (query: RecallQuery, state: VectorState | undefined) =>
     Effect.gen(function*() {
       const { vector } = query
       if (Either.isLeft(vector)) return Either.left(vector.left)
-      const state = yield* vectorState
       if (state === undefined) return Either.left("the vector index is empty")
       if (state.dimensions !== vector.right.length) {
         return Either.left(`the store's vectors have ${state.dimensions} dimensions (${state.model}), the embedder gives ${vector.right.length}; re-embed the store`)
@@ -221,16 +226,26 @@ export const UserRecall = (sql: SqlClient.SqlClient, userId: string, indexes: Ve
     legs: (query: RecallQuery) =>
       Effect.gen(function*() {
         const { depth: limit, scope, statuses } = query
-        // The legs are independent statements: each runs on a connection of its own, at once.
-        const [vector, lexicalFacts, lexicalTurns, entityFacts, dated] = yield* Effect.all([
-          vectorLeg(query),
+        // The legs are independent statements: each runs on a connection of its own, at once, the
+        // user's row (are there data? which vectors?) with them; a user without data has no legs.
+        const [known, lexicalFacts, lexicalTurns, entityFacts, dated] = yield* Effect.all([
+          Effect.flatMap(userState, (user) => user === undefined ? Effect.succeed(undefined) : Effect.map(vectorLeg(query, user.vectors), (vector) => ({ vector }))),
           selectedFacts(query.terms, scope, statuses, limit),
           Effect.flatMap(selective("turns", query.terms), (terms) => turnsMatching(terms, scope, limit)),
           entityLeg(query),
           timeLeg(query)
         ], { concurrency: "unbounded" })
+        if (known === undefined) return Option.none<RecallLegs>()
         const neighbours = yield* neighbourhoodLeg(lexicalTurns, query.neighbourSeeds, scope)
-        return { lexicalFacts, lexicalTurns, vector, entityFacts, datedFacts: dated.facts, datedTurns: dated.turns, neighbours } satisfies RecallLegs
+        return Option.some<RecallLegs>({
+          lexicalFacts,
+          lexicalTurns,
+          vector: known.vector,
+          entityFacts,
+          datedFacts: dated.facts,
+          datedTurns: dated.turns,
+          neighbours
+        })
       }),
 
     similarFacts: (options: { readonly terms: ReadonlyArray<ReadonlyArray<string>>; readonly scope: ScopeFilter; readonly limit: number }) =>
@@ -238,7 +253,7 @@ export const UserRecall = (sql: SqlClient.SqlClient, userId: string, indexes: Ve
 
     nearestFacts: (options: { readonly vectors: ReadonlyArray<Float32Array>; readonly scope: ScopeFilter; readonly limit: number }) =>
       Effect.gen(function*() {
-        const state = yield* vectorState
+        const state = (yield* userState)?.vectors
         if (state === undefined || options.vectors.some((vector) => vector.length !== state.dimensions)) {
           return options.vectors.map(() => [] as ReadonlyArray<FactRow>)
         }
