@@ -105,8 +105,10 @@ export const UserRecall = (sql: SqlClient.SqlClient, userId: string, indexes: Ve
       if (selected.weighted.length === 0) return [] as ReadonlyArray<Row>
       const candidates = limit * CANDIDATES_PER_RESULT
       const first = yield* rows(ranked(selected, candidates))
-      const matching = selected.weighted.reduce((sum, term) => sum + term.documents, 0)
-      return first.length >= limit || matching <= candidates ? first : yield* rows(ranked(selected, null))
+      // Counts stopped at the cap are only a floor: then more documents than counted may match.
+      const counted = selected.weighted.every((term) => term.documents < DOCUMENT_COUNT_CAP)
+      const allRanked = counted && selected.weighted.reduce((sum, term) => sum + term.documents, 0) <= candidates
+      return first.length >= limit || allRanked ? first : yield* rows(ranked(selected, null))
     })
 
   const factsMatching = (selected: Selected, scope: ScopeFilter, statuses: ReadonlyArray<string>, limit: number) =>
