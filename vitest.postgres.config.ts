@@ -10,16 +10,13 @@ import { defineConfig } from "vitest/config"
  * - storeCache, retrievalPlans, sqliteClient, bitIndex, checkpointer, crashSafety, dataRootLock:
  *   the store cache, the retrieval legs' query plans and the files, locks and checkpoints of the
  *   embedded backend.
- * - requestLog (and console, whose request-log test has the same cause): the log is written once
- *   the response is sent; on PostgreSQL that write can commit after the client's next request, so
- *   back-to-back requests can be missing from the log or listed out of order
- *   (src/storage/postgres/control orders by id alone).
  * - jobResume, dream, gracefulShutdown: read store files directly while job leasing and dream
  *   locking change under them; to move with that change.
  * - controlPlane, consoleBrowser: the control database's file, and a second server refused by
  *   the data-root lock.
- * - console, consoleApi, observability, tracing, config, secrets: serve files, metrics, traces and
+ * - consoleApi, observability, tracing, config, secrets: serve files, metrics, traces and
  *   configuration without reaching any stored data; a second run would repeat the same code.
+ *   (console runs on both for its request-log test; its static files cost little to serve twice.)
  * - databaseSelection and postgresRestart pick the backend themselves.
  */
 export default defineConfig({
@@ -32,6 +29,7 @@ export default defineConfig({
       "test/batch.test.ts",
       "test/cli.test.ts",
       "test/client.test.ts",
+      "test/console.test.ts",
       "test/cors.test.ts",
       "test/deleteMemory.test.ts",
       "test/deleteUser.test.ts",
@@ -46,6 +44,7 @@ export default defineConfig({
       "test/mcp.test.ts",
       "test/memoryReads.test.ts",
       "test/openapi.test.ts",
+      "test/requestLog.test.ts",
       "test/retrieval.test.ts",
       "test/security.test.ts",
       "test/updateMemory.test.ts",
