@@ -2,16 +2,17 @@ import { defineConfig } from "vitest/config"
 
 /**
  * The HTTP suites whose behaviour is the same on either backend, run again with every server on
- * its own database in the tests' PostgreSQL cluster. They set up and inspect users' data through
- * the API or the backend-neutral fixtures of test/support/userRows.ts. The storage contract
- * (test/storage) covers the rest of the PostgreSQL backend's behaviour.
+ * its own database in the tests' PostgreSQL cluster, and every service process on a fresh
+ * deployment of that backend (freshDeployment, test/support/server.ts). They set up and inspect
+ * users' data and the control plane's jobs through the API or the backend-neutral fixtures of
+ * test/support/userRows.ts. The storage contract (test/storage) covers the rest of the
+ * PostgreSQL backend's behaviour.
  *
  * SQLite's alone, and why:
  * - storeCache, retrievalPlans, sqliteClient, bitIndex, checkpointer, crashSafety, dataRootLock:
  *   the store cache, the retrieval legs' query plans and the files, locks and checkpoints of the
  *   embedded backend.
- * - jobResume, dream, gracefulShutdown: read store files directly while job leasing and dream
- *   locking change under them; to move with that change.
+ * - dream, gracefulShutdown: read store files directly; to move to the fixtures.
  * - controlPlane, consoleBrowser: the control database's file, and a second server refused by
  *   the data-root lock.
  * - consoleApi, observability, tracing, config, secrets: serve files, metrics, traces and
@@ -40,6 +41,7 @@ export default defineConfig({
       "test/health.test.ts",
       "test/ingest.test.ts",
       "test/isolation.test.ts",
+      "test/jobResume.test.ts",
       "test/load.test.ts",
       "test/mcp.test.ts",
       "test/memoryReads.test.ts",
