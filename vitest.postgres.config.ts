@@ -12,7 +12,7 @@ import { defineConfig } from "vitest/config"
  * - storeCache, retrievalPlans, sqliteClient, bitIndex, checkpointer, crashSafety, dataRootLock:
  *   the store cache, the retrieval legs' query plans and the files, locks and checkpoints of the
  *   embedded backend.
- * - dream, gracefulShutdown: read store files directly; to move to the fixtures.
+ * - gracefulShutdown: reads store files directly; to move to the fixtures.
  * - controlPlane, consoleBrowser: the control database's file, and a second server refused by
  *   the data-root lock.
  * - consoleApi, observability, tracing, config, secrets: serve files, metrics, traces and
@@ -34,6 +34,7 @@ export default defineConfig({
       "test/cors.test.ts",
       "test/deleteMemory.test.ts",
       "test/deleteUser.test.ts",
+      "test/dream.test.ts",
       "test/errors.test.ts",
       "test/extraction.test.ts",
       "test/fuzz.test.ts",
