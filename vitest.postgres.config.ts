@@ -12,13 +12,16 @@ import { defineConfig } from "vitest/config"
  * - storeCache, retrievalPlans, sqliteClient, bitIndex, checkpointer, crashSafety, dataRootLock:
  *   the store cache, the retrieval legs' query plans and the files, locks and checkpoints of the
  *   embedded backend.
- * - gracefulShutdown: reads store files directly; to move to the fixtures.
+ * - gracefulShutdown's case of store files closed without a write-ahead log and the data-root
+ *   lock released (skipped here): PostgreSQL has neither files nor that lock. Its case of requests
+ *   answered and writes and jobs kept runs on both.
  * - controlPlane, consoleBrowser: the control database's file, and a second server refused by
  *   the data-root lock.
  * - consoleApi, observability, tracing, config, secrets: serve files, metrics, traces and
  *   configuration without reaching any stored data; a second run would repeat the same code.
  *   (console runs on both for its request-log test; its static files cost little to serve twice.)
- * - databaseSelection and postgresRestart pick the backend themselves.
+ * - databaseSelection, postgresRestart, replicas, crashSafetyReplicas and migrate pick the
+ *   backend (or both ends of a migration) themselves.
  */
 export default defineConfig({
   test: {
@@ -38,6 +41,7 @@ export default defineConfig({
       "test/errors.test.ts",
       "test/extraction.test.ts",
       "test/fuzz.test.ts",
+      "test/gracefulShutdown.test.ts",
       "test/graph.test.ts",
       "test/health.test.ts",
       "test/ingest.test.ts",

@@ -29,13 +29,16 @@ export interface ServerOptions {
   readonly consoleDirectory?: string
 }
 
+/** Whether the suites run on PostgreSQL (MEMORY_TEST_BACKEND=postgres) rather than the embedded SQLite. */
+export const onPostgres = process.env.MEMORY_TEST_BACKEND === "postgres"
+
 /**
  * The backend the suites run on: the embedded SQLite by default (no database); with
  * MEMORY_TEST_BACKEND=postgres, a fresh database in the tests' PostgreSQL cluster for each data
  * root. A server restarted on the same data root finds the same database.
  */
 const databaseOf = (dataRoot: string): Effect.Effect<string | null> => {
-  if (process.env.MEMORY_TEST_BACKEND !== "postgres") return Effect.succeed(null)
+  if (!onPostgres) return Effect.succeed(null)
   const known = databaseOfRoot.get(dataRoot)
   return known === undefined ? Effect.tap(freshDatabase, (made) => Effect.sync(() => databaseOfRoot.set(dataRoot, made))) : Effect.succeed(known)
 }
