@@ -1,4 +1,5 @@
-import { HttpApp, HttpServerResponse } from "@effect/platform"
+import { HttpApp, HttpClient, HttpServer, HttpServerResponse } from "@effect/platform"
+import { NodeHttpServer } from "@effect/platform-node"
 import { describe, expect, it } from "@effect/vitest"
 import { Effect, Logger } from "effect"
 import type { RequestLogRow } from "../src/domain/records.js"
@@ -106,32 +107,46 @@ describe("request log", () => {
 
 describe("recording a served request", () => {
   const answer = HttpServerResponse.text("answered")
-  const serve = (served: (request: ServedRequest) => Effect.Effect<void>, path: string, requestId: string) =>
+
+  /** Serves `app` over Node behind the request context, sends one GET, and gives the response and the lines logged. */
+  const serve = (served: (request: ServedRequest) => Effect.Effect<void>, requestId: string, app: HttpApp.Default = answer) =>
     Effect.gen(function*() {
       const logged: Array<unknown> = []
-      const runtime = yield* Effect.runtime<never>().pipe(
-        Effect.provide(Logger.replace(Logger.defaultLogger, Logger.make(({ message }) => logged.push(message))))
+      const response = yield* Effect.gen(function*() {
+        yield* HttpServer.serveEffect(app, requestContext({ cors: corsPolicy([]), served }))
+        const response = yield* HttpClient.get("/v1/jobs/j1", { headers: { "x-request-id": requestId } })
+        return { status: response.status, headers: response.headers, body: yield* response.text }
+      }).pipe(
+        Effect.provide(NodeHttpServer.layerTest),
+        Effect.provide(Logger.replace(Logger.defaultLogger, Logger.make(({ message }) => logged.push(message)))),
+        Effect.scoped,
+        Effect.orDie
       )
-      const handler = HttpApp.toWebHandlerRuntime(runtime)(requestContext({ cors: corsPolicy([]), served })(answer))
-      const response = yield* Effect.promise(() => handler(new Request(`http://localhost${path}`, { headers: { "x-request-id": requestId } })))
-      return { response, body: yield* Effect.promise(() => response.text()), logged }
+      return { ...response, logged }
     })
 
   it.effect("is done before the response is handed over, with its status and latency", () =>
     Effect.gen(function*() {
       const recorded: Array<ServedRequest> = []
-      const { response } = yield* serve((request) => Effect.sync(() => recorded.push(request)), "/v1/jobs/j1", "id-1")
+      const response = yield* serve((request) => Effect.sync(() => recorded.push(request)), "id-1")
       expect(recorded).toMatchObject([{ requestId: "id-1", method: "GET", path: "/v1/jobs/j1", route: "/v1/jobs/{job_id}", status: 200, keyName: null }])
       expect(recorded[0]?.latencyMs).toBeGreaterThan(0)
-      expect(response.headers.get("x-response-time-ms")).toBe(recorded[0]?.latencyMs.toFixed(1))
+      expect(response.headers["x-response-time-ms"]).toBe(recorded[0]?.latencyMs.toFixed(1))
     }))
 
   it.effect("never fails the request when recording fails, and says so in the log", () =>
     Effect.gen(function*() {
-      const { response, body, logged } = yield* serve(() => Effect.dieMessage("the log is gone"), "/v1/jobs/j1", "id-2")
-      expect(response.status).toBe(200)
-      expect(body).toBe("answered")
-      expect(response.headers.get("x-request-id")).toBe("id-2")
-      expect(logged).toEqual([["request could not be recorded"]])
+      const response = yield* serve(() => Effect.dieMessage("the log is gone"), "id-2")
+      expect(response).toMatchObject({ status: 200, body: "answered", headers: { "x-request-id": "id-2" } })
+      expect(response.logged).toEqual([["request could not be recorded"]])
+    }))
+
+  it.effect("is done once when the response fails on its way out and the error's answer follows", () =>
+    Effect.gen(function*() {
+      const recorded: Array<ServedRequest> = []
+      const failsOnTheWayOut = Effect.zipRight(HttpApp.appendPreResponseHandler(() => Effect.dieMessage("the response cannot go out")), answer)
+      const response = yield* serve((request) => Effect.sync(() => recorded.push(request)), "id-3", failsOnTheWayOut)
+      expect(response.status).toBe(500)
+      expect(recorded).toHaveLength(1)
     }))
 })
