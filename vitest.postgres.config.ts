@@ -2,25 +2,26 @@ import { defineConfig } from "vitest/config"
 
 /**
  * The HTTP suites whose behaviour is the same on either backend, run again with every server on
- * its own database in the tests' PostgreSQL cluster. They set up and inspect users' data through
- * the API or the backend-neutral fixtures of test/support/userRows.ts. The storage contract
- * (test/storage) covers the rest of the PostgreSQL backend's behaviour.
+ * its own database in the tests' PostgreSQL cluster, and every service process on a fresh
+ * deployment of that backend (freshDeployment, test/support/server.ts). They set up and inspect
+ * users' data and the control plane's jobs through the API or the backend-neutral fixtures of
+ * test/support/userRows.ts. The storage contract (test/storage) covers the rest of the
+ * PostgreSQL backend's behaviour.
  *
  * SQLite's alone, and why:
  * - storeCache, retrievalPlans, sqliteClient, bitIndex, checkpointer, crashSafety, dataRootLock:
  *   the store cache, the retrieval legs' query plans and the files, locks and checkpoints of the
  *   embedded backend.
- * - requestLog (and console, whose request-log test has the same cause): the log is written once
- *   the response is sent; on PostgreSQL that write can commit after the client's next request, so
- *   back-to-back requests can be missing from the log or listed out of order
- *   (src/storage/postgres/control orders by id alone).
- * - jobResume, dream, gracefulShutdown: read store files directly while job leasing and dream
- *   locking change under them; to move with that change.
+ * - gracefulShutdown's case of store files closed without a write-ahead log and the data-root
+ *   lock released (skipped here): PostgreSQL has neither files nor that lock. Its case of requests
+ *   answered and writes and jobs kept runs on both.
  * - controlPlane, consoleBrowser: the control database's file, and a second server refused by
  *   the data-root lock.
- * - console, consoleApi, observability, tracing, config, secrets: serve files, metrics, traces and
+ * - consoleApi, observability, tracing, config, secrets: serve files, metrics, traces and
  *   configuration without reaching any stored data; a second run would repeat the same code.
- * - databaseSelection and postgresRestart pick the backend themselves.
+ *   (console runs on both for its request-log test; its static files cost little to serve twice.)
+ * - databaseSelection, postgresRestart, replicas, crashSafetyReplicas and migrate pick the
+ *   backend (or both ends of a migration) themselves.
  */
 export default defineConfig({
   test: {
@@ -32,20 +33,25 @@ export default defineConfig({
       "test/batch.test.ts",
       "test/cli.test.ts",
       "test/client.test.ts",
+      "test/console.test.ts",
       "test/cors.test.ts",
       "test/deleteMemory.test.ts",
       "test/deleteUser.test.ts",
+      "test/dream.test.ts",
       "test/errors.test.ts",
       "test/extraction.test.ts",
       "test/fuzz.test.ts",
+      "test/gracefulShutdown.test.ts",
       "test/graph.test.ts",
       "test/health.test.ts",
       "test/ingest.test.ts",
       "test/isolation.test.ts",
+      "test/jobResume.test.ts",
       "test/load.test.ts",
       "test/mcp.test.ts",
       "test/memoryReads.test.ts",
       "test/openapi.test.ts",
+      "test/requestLog.test.ts",
       "test/retrieval.test.ts",
       "test/security.test.ts",
       "test/updateMemory.test.ts",

@@ -3,8 +3,8 @@ import { Effect, Fiber, Schedule } from "effect"
 import { type ProviderStub, startProviderStub } from "../scripts/stubs/llm-providers.js"
 import { chatRequests, llmEnv, providerStub } from "./support/llm.js"
 import { startProcess } from "./support/processes.js"
-import { API_KEY, sendJson, startServer, tempDataRoot, usageReport, waitForJob } from "./support/server.js"
-import { queryStore } from "./support/stores.js"
+import { API_KEY, type Deployment, freshDeployment, sendJson, serviceEnv, startServer, usageReport, waitForJob } from "./support/server.js"
+import { seedEntities, seedFacts, userRows } from "./support/userRows.js"
 
 interface DreamView {
   readonly user_id: string
@@ -24,16 +24,28 @@ const ingest = (baseUrl: string, contents: ReadonlyArray<string>) =>
 
 const profileRequests = (stub: ProviderStub) => chatRequests(stub).filter((r) => JSON.stringify(r.body).includes("entity_profile")).length
 
-const staleEntities = (dataRoot: string) =>
-  queryStore<{ name: string }>(dataRoot, "alice", "SELECT name FROM entities WHERE profile_stale = 1 ORDER BY name").map((row) => row.name)
+const staleEntities = (deployment: Deployment) =>
+  Effect.map(
+    userRows(deployment).select("alice", "entities", { columns: ["name"], where: { profile_stale: 1 }, orderBy: "name" }),
+    (rows) => rows.map((row) => row.name)
+  )
+
+/** The profile fact of one of Alice's entities, found by name. */
+const profileOf = (deployment: Deployment, name: string) =>
+  Effect.gen(function*() {
+    const rows = userRows(deployment)
+    const [entity] = yield* rows.select("alice", "entities", { columns: ["profile"], where: { name } })
+    return (yield* rows.select("alice", "facts", { columns: ["fact_id", "content", "kind", "metadata"], where: { fact_id: entity?.profile } }))[0]
+  })
 
 describe("POST /v1/maintenance/dream", () => {
   it.scoped("rebuilds stale profiles as cited profile memories, superseding the previous one; converges to 0", () =>
     Effect.gen(function*() {
       const stub = yield* providerStub("openai")
-      const { baseUrl, dataRoot } = yield* startServer(llmEnv(stub))
+      const server = yield* startServer(llmEnv(stub))
+      const { baseUrl } = server
       yield* ingest(baseUrl, ["I moved to Berlin last year.", "I work at Acme Corp."])
-      expect(staleEntities(dataRoot)).toEqual(["Acme Corp", "Berlin", "user"])
+      expect(yield* staleEntities(server)).toEqual(["Acme Corp", "Berlin", "user"])
       const first = yield* dream(baseUrl)
       expect(first.status).toBe(200)
       expect(first.body).toEqual({
@@ -45,10 +57,9 @@ describe("POST /v1/maintenance/dream", () => {
         cancelled: false,
         remaining_stale: 0
       })
-      const [berlin] = queryStore<{ fact_id: string; content: string; kind: string; metadata: string }>(dataRoot, "alice",
-        "SELECT f.fact_id, f.content, f.kind, f.metadata FROM facts f JOIN entities e ON e.profile = f.fact_id WHERE e.name = 'Berlin'")
+      const berlin = yield* profileOf(server, "Berlin")
       expect(berlin).toMatchObject({ kind: "profile", content: "Berlin: The user moved to Berlin last year." })
-      const cited = JSON.parse(berlin!.metadata) as { citations: Array<string>; profile_of: string }
+      const cited = JSON.parse(String(berlin?.metadata)) as { citations: Array<string>; profile_of: string }
       expect(cited.profile_of).toBe("entity_berlin")
       expect(cited.citations).toHaveLength(1)
       expect(profileRequests(stub)).toBe(3)
@@ -58,19 +69,20 @@ describe("POST /v1/maintenance/dream", () => {
       yield* ingest(baseUrl, ["I love the museums in Berlin."])
       const again = yield* dream(baseUrl, { priority_order: "fifo" })
       expect(again.body).toMatchObject({ profiles_superseded: 2, remaining_stale: 0 })
-      expect(queryStore(dataRoot, "alice", "SELECT status FROM facts WHERE fact_id = ?", berlin!.fact_id)).toEqual([{ status: "superseded" }])
+      expect(yield* userRows(server).select("alice", "facts", { columns: ["status"], where: { fact_id: berlin?.fact_id } })).toEqual([{ status: "superseded" }])
       const usage = yield* usageReport(baseUrl)
       expect(Object.keys(usage.by_operation.maintenance!.by_phase)).toEqual(["profile"])
     }))
 
   it.scoped("in bounded batches: batch_size per call, remaining_stale going down to 0", () =>
     Effect.gen(function*() {
-      const { baseUrl, dataRoot } = yield* startServer(llmEnv(yield* providerStub("openai")))
+      const server = yield* startServer(llmEnv(yield* providerStub("openai")))
+      const { baseUrl } = server
       yield* ingest(baseUrl, ["I moved to Berlin last year.", "I work at Acme Corp."])
       const seen: Array<number> = []
       for (let i = 0; i < 3; i++) seen.push((yield* dream(baseUrl, { batch_size: 1, priority_order: "by_fact_count_delta" })).body.remaining_stale)
       expect(seen).toEqual([2, 1, 0])
-      expect(staleEntities(dataRoot)).toEqual([])
+      expect(yield* staleEntities(server)).toEqual([])
     }))
 
   it.scopedLive("a second run for the same user while one is going is a 200 already_running, doing nothing", () =>
@@ -94,11 +106,12 @@ describe("POST /v1/maintenance/dream", () => {
   it.scopedLive("the soft deadline stops between entities, after at least one, with cancelled: true; the next run resumes where it stopped", () =>
     Effect.gen(function*() {
       const stub = yield* providerStub("openai", { delayMs: 150 })
-      const { baseUrl, dataRoot } = yield* startServer(llmEnv(stub))
+      const server = yield* startServer(llmEnv(stub))
+      const { baseUrl } = server
       yield* ingest(baseUrl, ["I moved to Berlin last year.", "I work at Acme Corp."])
       const cut = (yield* dream(baseUrl, { max_processing_time_sec: 0.001 })).body
       expect(cut).toMatchObject({ cancelled: true, entities_processed: 1, remaining_stale: 2 })
-      expect(staleEntities(dataRoot)).toHaveLength(2)
+      expect(yield* staleEntities(server)).toHaveLength(2)
       const rest = (yield* dream(baseUrl)).body
       expect(rest).toMatchObject({ cancelled: false, entities_processed: 2, remaining_stale: 0 })
     }))
@@ -118,16 +131,14 @@ describe("POST /v1/maintenance/dream", () => {
 
   it.scoped("without an LLM, a digest of the current facts; scope keys are refused (501); bounds are checked", () =>
     Effect.gen(function*() {
-      const { baseUrl, dataRoot } = yield* startServer()
+      const server = yield* startServer()
+      const { baseUrl } = server
       yield* sendJson(`${baseUrl}/v1/memories`, { user_id: "alice", infer: false, async_mode: false, messages: [{ content: "x" }] })
-      const db = (yield* Effect.promise(() => import("better-sqlite3"))).default
-      const store = new db(`${dataRoot}/alice/store.db`)
-      store.exec(`INSERT INTO facts (fact_id, content, kind, created_at, updated_at) VALUES ('fact_1', 'Alice plays the cello.', 'fact', 'x', 'x');
-                  INSERT INTO entities (entity_id, name, normalized_name, profile_stale, updated_at) VALUES ('entity_cello', 'cello', 'cello', 1, 'x');
-                  INSERT INTO fact_entity_roles VALUES ('fact_1', 'entity_cello', 'object');`)
-      store.close()
+      yield* seedFacts(server, "alice", [{ fact_id: "fact_1", content: "Alice plays the cello." }])
+      yield* seedEntities(server, "alice", [{ entity_id: "entity_cello", name: "cello", normalized_name: "cello", profile_stale: 1 }])
+      yield* userRows(server).insert("alice", "fact_entity_roles", [{ fact_id: "fact_1", entity_id: "entity_cello", role: "object" }])
       expect((yield* dream(baseUrl)).body).toMatchObject({ profiles_written: 1, remaining_stale: 0 })
-      expect(queryStore(dataRoot, "alice", "SELECT content FROM facts WHERE kind = 'profile'")).toEqual([{ content: "cello: Alice plays the cello." }])
+      expect(yield* userRows(server).select("alice", "facts", { columns: ["content"], where: { kind: "profile" } })).toEqual([{ content: "cello: Alice plays the cello." }])
       expect((yield* dream(baseUrl, { agent_id: "planner" })).status).toBe(501)
       for (const body of [{ batch_size: 0 }, { batch_size: 1001 }, { max_processing_time_sec: 3601 }, { priority_order: "random" }, { extra: true }]) {
         expect((yield* dream(baseUrl, body)).status).toBe(422)
@@ -139,8 +150,11 @@ describe("POST /v1/maintenance/dream", () => {
 describe("dream across a crash (real processes)", () => {
   it("a dream job cut by kill -9 resumes at the next start where it stopped: each entity profiled once", async () => {
     const stub = await startProviderStub({ provider: "openai", delayMs: 250 })
-    const dataRoot = tempDataRoot()
-    const env = { ...llmEnv(stub), SERVICE_API_KEY: API_KEY, SERVICE_DATA_ROOT: dataRoot }
+    const deployment = await Effect.runPromise(freshDeployment)
+    // The job running when its process is killed waits out its lease on PostgreSQL: a short one.
+    const env = serviceEnv(deployment, { ...llmEnv(stub), SERVICE_JOB_LEASE_SECONDS: "2" })
+    const profiles = () => Effect.runPromise(userRows(deployment).count("alice", "facts", { kind: "profile" }))
+    const stale = () => Effect.runPromise(userRows(deployment).count("alice", "entities", { profile_stale: 1 }))
     const post = (port: number, path: string, body: unknown) =>
       fetch(`http://127.0.0.1:${port}${path}`, {
         method: "POST",
@@ -152,12 +166,12 @@ describe("dream across a crash (real processes)", () => {
       await post(first.port, "/v1/memories", { user_id: "alice", async_mode: false, messages: [{ content: "I moved to Berlin last year. I work at Acme Corp." }] })
       const accepted = await post(first.port, "/v1/maintenance/dream", { user_id: "alice", async: true, priority_order: "fifo" })
       // Long enough for one profile to commit, too short for all three.
-      for (let i = 0; i < 100 && queryStore(dataRoot, "alice", "SELECT 1 FROM facts WHERE kind = 'profile'").length === 0; i++) {
+      for (let i = 0; i < 100 && await profiles() === 0; i++) {
         await new Promise((resolve) => setTimeout(resolve, 20))
       }
       first.child.kill("SIGKILL")
       await first.exited
-      expect(queryStore(dataRoot, "alice", "SELECT count(*) AS n FROM entities WHERE profile_stale = 1")).not.toEqual([{ n: 0 }])
+      expect(await stale()).not.toBe(0)
       const second = await startProcess(env)
       try {
         for (let i = 0; i < 250; i++) {
@@ -166,9 +180,9 @@ describe("dream across a crash (real processes)", () => {
           if (job.status === "succeeded") break
           await new Promise((resolve) => setTimeout(resolve, 40))
         }
-        expect(queryStore(dataRoot, "alice", "SELECT count(*) AS n FROM entities WHERE profile_stale = 1")).toEqual([{ n: 0 }])
+        expect(await stale()).toBe(0)
         // One current profile per entity, none written twice.
-        expect(queryStore(dataRoot, "alice", "SELECT count(*) AS n FROM facts WHERE kind = 'profile'")).toEqual([{ n: 3 }])
+        expect(await profiles()).toBe(3)
       } finally {
         second.child.kill("SIGKILL")
         await second.exited

@@ -1,12 +1,8 @@
 import { describe, expect, it } from "@effect/vitest"
-import Database from "better-sqlite3"
 import { Effect } from "effect"
-import * as NodePath from "node:path"
 import { startProcess } from "./support/processes.js"
-import { API_KEY, authHeaders, rawFetch, startServer, tempDataRoot, waitForJob } from "./support/server.js"
-import { queryStore } from "./support/stores.js"
-
-const controlDb = (dataRoot: string) => new Database(NodePath.join(dataRoot, ".control", "service_control.db"))
+import { API_KEY, authHeaders, type Deployment, freshDeployment, rawFetch, serviceEnv, startServer, waitForJob } from "./support/server.js"
+import { controlRows, userRows } from "./support/userRows.js"
 
 const payload = (sessionId: string, contents: Array<string>) =>
   JSON.stringify({
@@ -18,12 +14,19 @@ const payload = (sessionId: string, contents: Array<string>) =>
     audit: { actor: "bootstrap", requestId: null }
   })
 
-const insertJob = (dataRoot: string, jobId: string, status: string, body: string) => {
-  const db = controlDb(dataRoot)
-  db.prepare(`INSERT INTO jobs (job_id, kind, status, user_id, payload, created_at)
-              VALUES (?, 'ingest', ?, 'alice', ?, '2026-01-01T00:00:00.000000+00:00')`).run(jobId, status, body)
-  db.close()
-}
+/** A job as a process that died left it: accepted (pending) or begun (running) by a worker that is gone. */
+const insertJob = (deployment: Deployment, jobId: string, status: string, body: string) =>
+  Effect.runPromise(controlRows(deployment).insert("jobs", [{
+    job_id: jobId,
+    kind: "ingest",
+    status,
+    user_id: "alice",
+    payload: body,
+    created_at: "2026-01-01T00:00:00.000000+00:00"
+  }]))
+
+const turnContents = (deployment: Deployment, userId: string) =>
+  Effect.runPromise(userRows(deployment).select(userId, "turns", { columns: ["content"], orderBy: "seq" })).then((rows) => rows.map((row) => String(row.content)))
 
 const getJob = async (port: number, jobId: string) => {
   const response = await fetch(`http://127.0.0.1:${port}/v1/jobs/${jobId}`, { headers: { authorization: `Bearer ${API_KEY}` } })
@@ -39,25 +42,30 @@ const waitTerminal = async (port: number, jobId: string) => {
   throw new Error(`job ${jobId} never finished`)
 }
 
+/** A fresh deployment and the settings of its processes: a job running when its process is killed waits out a short lease on PostgreSQL. */
+const deployed = async () => {
+  const deployment = await Effect.runPromise(freshDeployment)
+  return { deployment, env: serviceEnv(deployment, { SERVICE_JOB_LEASE_SECONDS: "2" }) }
+}
+
 /** Starts once so the control plane exists, then stops. */
-const initialise = async (dataRoot: string) => {
-  const first = await startProcess({ SERVICE_API_KEY: API_KEY, SERVICE_DATA_ROOT: dataRoot })
+const initialise = async (env: Record<string, string>) => {
+  const first = await startProcess(env)
   first.child.kill("SIGTERM")
   await first.exited
 }
 
 describe("jobs across restarts (real processes)", () => {
   it("a job accepted before a crash runs at the next start, and its turns are written once", async () => {
-    const dataRoot = tempDataRoot()
-    await initialise(dataRoot)
-    insertJob(dataRoot, "pending-job", "pending", payload("s-pending", ["a", "b"]))
-    insertJob(dataRoot, "running-job", "running", payload("s-running", ["c"]))
-    const server = await startProcess({ SERVICE_API_KEY: API_KEY, SERVICE_DATA_ROOT: dataRoot })
+    const { deployment, env } = await deployed()
+    await initialise(env)
+    await insertJob(deployment, "pending-job", "pending", payload("s-pending", ["a", "b"]))
+    await insertJob(deployment, "running-job", "running", payload("s-running", ["c"]))
+    const server = await startProcess(env)
     try {
       expect(await waitTerminal(server.port, "pending-job")).toMatchObject({ status: "succeeded", result: { turns_written: 2 } })
       expect(await waitTerminal(server.port, "running-job")).toMatchObject({ status: "succeeded", result: { turns_written: 1 } })
-      const turns = queryStore<{ content: string }>(dataRoot, "alice", "SELECT content FROM turns ORDER BY seq")
-      expect(turns.map((t) => t.content).sort()).toEqual(["a", "b", "c"])
+      expect((await turnContents(deployment, "alice")).sort()).toEqual(["a", "b", "c"])
     } finally {
       server.child.kill("SIGKILL")
       await server.exited
@@ -65,8 +73,8 @@ describe("jobs across restarts (real processes)", () => {
   })
 
   it("a job whose writes were committed before the crash is not applied again", async () => {
-    const dataRoot = tempDataRoot()
-    const server = await startProcess({ SERVICE_API_KEY: API_KEY, SERVICE_DATA_ROOT: dataRoot })
+    const { deployment, env } = await deployed()
+    const server = await startProcess(env)
     const accepted = await fetch(`http://127.0.0.1:${server.port}/v1/memories`, {
       method: "POST",
       headers: { authorization: `Bearer ${API_KEY}`, "content-type": "application/json" },
@@ -76,13 +84,11 @@ describe("jobs across restarts (real processes)", () => {
     server.child.kill("SIGKILL")
     await server.exited
     // As if the process died between committing the turns and recording the job's end.
-    const db = controlDb(dataRoot)
-    db.prepare("UPDATE jobs SET status = 'running', result = NULL, finished_at = NULL WHERE job_id = ?").run(accepted.job_id)
-    db.close()
-    const again = await startProcess({ SERVICE_API_KEY: API_KEY, SERVICE_DATA_ROOT: dataRoot })
+    await Effect.runPromise(controlRows(deployment).update("jobs", { status: "running", result: null, finished_at: null }, { job_id: accepted.job_id }))
+    const again = await startProcess(env)
     try {
       expect(await waitTerminal(again.port, accepted.job_id)).toMatchObject({ status: "succeeded", result: { turns_written: 1 } })
-      expect(queryStore(dataRoot, "alice", "SELECT content FROM turns")).toEqual([{ content: "once" }])
+      expect(await turnContents(deployment, "alice")).toEqual(["once"])
     } finally {
       again.child.kill("SIGKILL")
       await again.exited
@@ -90,8 +96,8 @@ describe("jobs across restarts (real processes)", () => {
   })
 
   it("kill -9 during a burst of async ingests: every acknowledged write is there exactly once after restart", async () => {
-    const dataRoot = tempDataRoot()
-    const server = await startProcess({ SERVICE_API_KEY: API_KEY, SERVICE_DATA_ROOT: dataRoot })
+    const { deployment, env } = await deployed()
+    const server = await startProcess(env)
     const acknowledged = new Map<string, string>()
     let killed = false
     const send = async (i: number) => {
@@ -116,12 +122,12 @@ describe("jobs across restarts (real processes)", () => {
     }
     await server.exited
     expect(acknowledged.size).toBeGreaterThanOrEqual(40)
-    const again = await startProcess({ SERVICE_API_KEY: API_KEY, SERVICE_DATA_ROOT: dataRoot })
+    const again = await startProcess(env)
     try {
       for (const jobId of acknowledged.keys()) {
         expect((await waitTerminal(again.port, jobId)).status).toBe("succeeded")
       }
-      const contents = [0, 1, 2].flatMap((u) => queryStore<{ content: string }>(dataRoot, `user${u}`, "SELECT content FROM turns")).map((row) => row.content)
+      const contents = (await Promise.all([0, 1, 2].map((u) => turnContents(deployment, `user${u}`)))).flat()
       for (const content of acknowledged.values()) {
         expect(contents.filter((c) => c === content), content).toHaveLength(1)
       }

@@ -1,6 +1,10 @@
+import { HttpApp, HttpClient, HttpServer, HttpServerResponse } from "@effect/platform"
+import { NodeHttpServer } from "@effect/platform-node"
 import { describe, expect, it } from "@effect/vitest"
-import { Effect } from "effect"
+import { Effect, Logger } from "effect"
 import type { RequestLogRow } from "../src/domain/records.js"
+import { corsPolicy } from "../src/http/cors.js"
+import { requestContext, type ServedRequest } from "../src/http/requestContext.js"
 import { apiClient, authHeaders, rawFetch, startServer } from "./support/server.js"
 
 const page = (baseUrl: string, query = "") =>
@@ -72,5 +76,77 @@ describe("request log", () => {
       expect(second.requests.map((e) => e.request_id)).toEqual(["r-b"])
       expect(second).toMatchObject({ offset: 1, limit: 1 })
       expect((yield* rawFetch(`${baseUrl}/v1/admin/requests?limit=1001`, { headers: authHeaders() })).status).toBe(422)
+    }))
+
+  it.scoped("lists a request as soon as its response is received: back-to-back requests read at once, newest first", () =>
+    Effect.gen(function*() {
+      const { baseUrl } = yield* startServer()
+      const ids = Array.from({ length: 20 }, (_, i) => `r-${i}`)
+      for (const [i, id] of ids.entries()) {
+        const path = i % 2 === 0 ? `/v1/jobs/${id}` : "/v1/admin/config"
+        yield* rawFetch(`${baseUrl}${path}`, { headers: { ...authHeaders(), "x-request-id": id } })
+      }
+      const log = yield* page(baseUrl)
+      expect(log.requests.map((e) => e.request_id)).toEqual([...ids].reverse())
+      expect(log.total).toBe(20)
+      // The listing is logged once it has answered: the next page starts with it.
+      const next = yield* page(baseUrl, "?limit=1")
+      expect(next.requests.map((e) => [e.route, e.status_code])).toEqual([["/v1/admin/requests", 200]])
+      expect(next.total).toBe(21)
+    }))
+
+  it.scoped("logs the latency the response carries in X-Response-Time-Ms", () =>
+    Effect.gen(function*() {
+      const { baseUrl } = yield* startServer()
+      const response = yield* rawFetch(`${baseUrl}/v1/admin/config`, { headers: authHeaders() })
+      const [row] = (yield* page(baseUrl)).requests
+      expect(row?.latency_ms).toBeGreaterThan(0)
+      expect(row?.latency_ms.toFixed(1)).toBe(response.headers.get("x-response-time-ms"))
+    }))
+})
+
+describe("recording a served request", () => {
+  const answer = HttpServerResponse.text("answered")
+
+  /** Serves `app` over Node behind the request context, sends one GET, and gives the response and the lines logged. */
+  const serve = (served: (request: ServedRequest) => Effect.Effect<void>, requestId: string, app: HttpApp.Default = answer) =>
+    Effect.gen(function*() {
+      const logged: Array<unknown> = []
+      const response = yield* Effect.gen(function*() {
+        yield* HttpServer.serveEffect(app, requestContext({ cors: corsPolicy([]), served }))
+        const response = yield* HttpClient.get("/v1/jobs/j1", { headers: { "x-request-id": requestId } })
+        return { status: response.status, headers: response.headers, body: yield* response.text }
+      }).pipe(
+        Effect.provide(NodeHttpServer.layerTest),
+        Effect.provide(Logger.replace(Logger.defaultLogger, Logger.make(({ message }) => logged.push(message)))),
+        Effect.scoped,
+        Effect.orDie
+      )
+      return { ...response, logged }
+    })
+
+  it.effect("is done before the response is handed over, with its status and latency", () =>
+    Effect.gen(function*() {
+      const recorded: Array<ServedRequest> = []
+      const response = yield* serve((request) => Effect.sync(() => recorded.push(request)), "id-1")
+      expect(recorded).toMatchObject([{ requestId: "id-1", method: "GET", path: "/v1/jobs/j1", route: "/v1/jobs/{job_id}", status: 200, keyName: null }])
+      expect(recorded[0]?.latencyMs).toBeGreaterThan(0)
+      expect(response.headers["x-response-time-ms"]).toBe(recorded[0]?.latencyMs.toFixed(1))
+    }))
+
+  it.effect("never fails the request when recording fails, and says so in the log", () =>
+    Effect.gen(function*() {
+      const response = yield* serve(() => Effect.dieMessage("the log is gone"), "id-2")
+      expect(response).toMatchObject({ status: 200, body: "answered", headers: { "x-request-id": "id-2" } })
+      expect(response.logged).toEqual([["request could not be recorded"]])
+    }))
+
+  it.effect("is done once when the response fails on its way out and the error's answer follows", () =>
+    Effect.gen(function*() {
+      const recorded: Array<ServedRequest> = []
+      const failsOnTheWayOut = Effect.zipRight(HttpApp.appendPreResponseHandler(() => Effect.dieMessage("the response cannot go out")), answer)
+      const response = yield* serve((request) => Effect.sync(() => recorded.push(request)), "id-3", failsOnTheWayOut)
+      expect(response.status).toBe(500)
+      expect(recorded).toHaveLength(1)
     }))
 })

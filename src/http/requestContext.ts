@@ -24,8 +24,12 @@ export interface ServedRequest {
  * Outermost layer of every request: the request id (the incoming X-Request-ID echoed, else a
  * new one) in every log line and response, the response time, the Bearer challenge on a 401
  * without credentials, and CORS headers for allowed origins. Headers are added just before the
- * response is sent, so they reach responses rendered by any layer below. Once it is sent, the
- * request is handed to `served` (metrics, request log), whose failure never reaches the client.
+ * response is sent, so they reach responses rendered by any layer below.
+ *
+ * The request is handed to `served` (metrics, request log) at that same moment, before the
+ * response leaves: a client that has its answer finds the request in the log, whichever replica
+ * it asks next. Its latency is measured up to there, as the X-Response-Time-Ms header says; the
+ * time `served` takes is not counted, and its failure never reaches the client.
  */
 export const requestContext = (options: {
   readonly cors: CorsPolicy
@@ -36,26 +40,33 @@ export const requestContext = (options: {
     const requestId = Option.getOrElse(Option.fromNullable(request.headers["x-request-id"]), newRequestId)
     const info: RequestInfo = { id: requestId, keyName: null }
     const started = performance.now()
-    yield* App.appendPreResponseHandler((_, response) =>
-      Effect.succeed(HttpServerResponse.setHeaders(response, {
-        ...options.cors.responseHeaders(request),
-        ...(response.status === 401 && Option.isNone(presentedKey(request.headers)) ? { "www-authenticate": "Bearer" } : {}),
-        "x-request-id": requestId,
-        "x-response-time-ms": (performance.now() - started).toFixed(1)
-      }))
-    )
-    return yield* Effect.gen(function*() {
-      const response = yield* Effect.locally(app, CurrentRequest, info)
+    // A response that fails to go out is followed by the error's own: the request is served once.
+    let recorded = false
+    const record = (status: number, latencyMs: number) => {
+      if (recorded) return Effect.void
+      recorded = true
       const path = new URL(request.url, "http://localhost").pathname
-      yield* options.served({
+      return options.served({
         requestId,
         method: request.method,
         path,
         route: matchRoute(request.method, path)?.route.template ?? path,
-        status: response.status,
-        latencyMs: performance.now() - started,
+        status,
+        latencyMs,
         keyName: info.keyName
       }).pipe(Effect.catchAllCause((cause) => Effect.logWarning("request could not be recorded", cause)))
-      return response
-    }).pipe(Effect.annotateLogs({ request_id: requestId }))
+    }
+    yield* App.appendPreResponseHandler((_, response) => {
+      const latencyMs = performance.now() - started
+      return Effect.as(
+        record(response.status, latencyMs),
+        HttpServerResponse.setHeaders(response, {
+          ...options.cors.responseHeaders(request),
+          ...(response.status === 401 && Option.isNone(presentedKey(request.headers)) ? { "www-authenticate": "Bearer" } : {}),
+          "x-request-id": requestId,
+          "x-response-time-ms": latencyMs.toFixed(1)
+        })
+      )
+    })
+    return yield* Effect.locally(app, CurrentRequest, info).pipe(Effect.annotateLogs({ request_id: requestId }))
   })

@@ -46,7 +46,7 @@ export interface ControlStoreOperations {
   readonly requestLog: {
     /** Appends a row and drops the oldest beyond `keep`, as one unit. */
     readonly append: (row: RequestLogRow, keep: number) => Op<void>
-    /** Newest first. */
+    /** Newest first: the reverse of the order the rows were appended in. */
     readonly page: (offset: number, limit: number) => Op<Page<RequestLogRow>>
   }
   /** Starts refused because another process held the deployment's lock. */

@@ -13,11 +13,15 @@ export const API_KEY = "test-bootstrap-key-5f1c"
 
 export const tempDataRoot = () => NodeFs.mkdtempSync(NodePath.join(NodeOs.tmpdir(), "memory-test-"))
 
-export interface RunningServer {
-  readonly baseUrl: string
+/** Where a service keeps its data: its data root and, on PostgreSQL, its database. */
+export interface Deployment {
   readonly dataRoot: string
   /** The PostgreSQL database the server keeps users' data in; null on the embedded SQLite. */
   readonly databaseUrl: string | null
+}
+
+export interface RunningServer extends Deployment {
+  readonly baseUrl: string
 }
 
 export interface ServerOptions {
@@ -25,32 +29,51 @@ export interface ServerOptions {
   readonly consoleDirectory?: string
 }
 
+/** Whether the suites run on PostgreSQL (MEMORY_TEST_BACKEND=postgres) rather than the embedded SQLite. */
+export const onPostgres = process.env.MEMORY_TEST_BACKEND === "postgres"
+
 /**
- * The backend the HTTP suites run on: the embedded SQLite by default; with
- * MEMORY_TEST_BACKEND=postgres, a fresh database in the tests' PostgreSQL cluster for each server.
+ * The backend the suites run on: the embedded SQLite by default (no database); with
+ * MEMORY_TEST_BACKEND=postgres, a fresh database in the tests' PostgreSQL cluster for each data
+ * root. A server restarted on the same data root finds the same database.
  */
-const backendSettings = (env: Record<string, string>, dataRoot: string) => {
-  if (process.env.MEMORY_TEST_BACKEND !== "postgres" || env.SERVICE_DATABASE_URL !== undefined) return Effect.succeed<Record<string, string>>({})
-  // A server restarted on the same data root finds the same database.
+const databaseOf = (dataRoot: string): Effect.Effect<string | null> => {
+  if (!onPostgres) return Effect.succeed(null)
   const known = databaseOfRoot.get(dataRoot)
-  const url = known === undefined ? Effect.tap(freshDatabase, (made) => Effect.sync(() => databaseOfRoot.set(dataRoot, made))) : Effect.succeed(known)
-  return Effect.map(url, (value): Record<string, string> => ({ SERVICE_DATABASE_URL: value }))
+  return known === undefined ? Effect.tap(freshDatabase, (made) => Effect.sync(() => databaseOfRoot.set(dataRoot, made))) : Effect.succeed(known)
 }
 
 const databaseOfRoot = new Map<string, string>()
+
+/** A fresh deployment on the tests' backend, for service processes and the row fixtures. */
+export const freshDeployment: Effect.Effect<Deployment> = Effect.suspend(() => {
+  const dataRoot = tempDataRoot()
+  return Effect.map(databaseOf(dataRoot), (databaseUrl) => ({ dataRoot, databaseUrl }))
+})
+
+/** The settings that put a service on a deployment. */
+const storageSettings = (deployment: Deployment): Record<string, string> => ({
+  SERVICE_DATA_ROOT: deployment.dataRoot,
+  ...(deployment.databaseUrl === null ? {} : { SERVICE_DATABASE_URL: deployment.databaseUrl })
+})
+
+/** What a service process needs to run on a deployment with the tests' key, and any other settings. */
+export const serviceEnv = (deployment: Deployment, env: Record<string, string> = {}): Record<string, string> => ({
+  SERVICE_API_KEY: API_KEY,
+  ...storageSettings(deployment),
+  ...env
+})
 
 /** Starts the real server in-process on port 0 over a fresh data root (or database), for the enclosing scope. */
 export const startServer = (env: Record<string, string> = {}, options: ServerOptions = {}) =>
   Effect.gen(function*() {
     const dataRoot = env.SERVICE_DATA_ROOT ?? tempDataRoot()
+    const databaseUrl = env.SERVICE_DATABASE_URL ?? (yield* databaseOf(dataRoot))
     const settings = new Map(Object.entries({
-      SERVICE_API_KEY: API_KEY,
       SERVICE_PORT: "0",
       SERVICE_HOST: "127.0.0.1",
       SERVICE_LOG_LEVEL: "error",
-      ...(yield* backendSettings(env, dataRoot)),
-      ...env,
-      SERVICE_DATA_ROOT: dataRoot
+      ...serviceEnv({ dataRoot, databaseUrl }, env)
     }))
     // The server keeps real time even inside tests that run on the test clock.
     const server = options.consoleDirectory === undefined
@@ -61,7 +84,6 @@ export const startServer = (env: Record<string, string> = {}, options: ServerOpt
     )
     const address = Context.get(context, HttpServer.HttpServer).address
     if (address._tag !== "TcpAddress") return yield* Effect.dieMessage("expected a TCP address")
-    const databaseUrl = settings.get("SERVICE_DATABASE_URL") ?? null
     return { baseUrl: `http://127.0.0.1:${address.port}`, dataRoot, databaseUrl } satisfies RunningServer
   })
 

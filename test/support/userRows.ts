@@ -1,7 +1,7 @@
 import type { Effect } from "effect"
-import type { RunningServer } from "./server.js"
-import { postgresUserRows } from "./userRows/postgres.js"
-import { sqliteUserRows } from "./userRows/sqlite.js"
+import type { Deployment } from "./server.js"
+import { postgresControlRows, postgresUserRows } from "./userRows/postgres.js"
+import { sqliteControlRows, sqliteUserRows } from "./userRows/sqlite.js"
 
 /** The tables of a user's data that both backends hold with the same columns (PostgreSQL's also carry user_id). */
 export type UserTable = "sessions" | "turns" | "spans" | "facts" | "fact_sources" | "entities" | "fact_entity_roles" | "edges" | "events"
@@ -36,9 +36,28 @@ export interface UserRows {
   readonly vectors: (userId: string, table: "turns" | "facts") => Effect.Effect<ReadonlyArray<{ readonly content: string; readonly vector: Float32Array }>>
 }
 
-/** The rows of the server's backend. */
-export const userRows = (server: RunningServer): UserRows =>
-  server.databaseUrl === null ? sqliteUserRows(server.dataRoot) : postgresUserRows(server.databaseUrl)
+/** The rows of the deployment's backend. */
+export const userRows = (deployment: Deployment): UserRows =>
+  deployment.databaseUrl === null ? sqliteUserRows(deployment.dataRoot) : postgresUserRows(deployment.databaseUrl)
+
+/** The control plane's tables the fixtures reach, with the same columns on both backends. */
+export type ControlTable = "jobs"
+
+/**
+ * The control plane's rows read and written beside the service, the same on either backend: for
+ * tests that set up what a process left behind (a job it accepted, or began, before it died).
+ * The control plane must exist: a service started on the deployment makes it.
+ */
+export interface ControlRows {
+  readonly insert: (table: ControlTable, rows: ReadonlyArray<Row>) => Effect.Effect<void>
+  /** Sets columns of the rows whose columns equal `where`. */
+  readonly update: (table: ControlTable, set: Row, where: Row) => Effect.Effect<void>
+  readonly count: (table: ControlTable, where?: Row) => Effect.Effect<number>
+}
+
+/** The control plane of the deployment's backend. */
+export const controlRows = (deployment: Deployment): ControlRows =>
+  deployment.databaseUrl === null ? sqliteControlRows(deployment.dataRoot) : postgresControlRows(deployment.databaseUrl)
 
 export interface SeedFact {
   readonly fact_id: string
@@ -65,7 +84,7 @@ export const SEEDED_FACT = {
 } as const
 
 /** Writes facts for a user as extraction would (SEEDED_FACT unless told). */
-export const seedFacts = (server: RunningServer, userId: string, facts: ReadonlyArray<SeedFact>) =>
+export const seedFacts = (server: Deployment, userId: string, facts: ReadonlyArray<SeedFact>) =>
   userRows(server).insert(userId, "facts", facts.map((fact) => ({
     ...SEEDED_FACT,
     metadata: `{"support_text":"seed"}`,
@@ -74,6 +93,14 @@ export const seedFacts = (server: RunningServer, userId: string, facts: Readonly
     ...fact
   })))
 
-/** Writes entities for a user, their profiles not stale. */
-export const seedEntities = (server: RunningServer, userId: string, entities: ReadonlyArray<{ readonly entity_id: string; readonly name: string; readonly normalized_name: string }>) =>
+export interface SeedEntity {
+  readonly entity_id: string
+  readonly name: string
+  readonly normalized_name: string
+  /** 1 when the entity's profile is to be rebuilt. */
+  readonly profile_stale?: 0 | 1
+}
+
+/** Writes entities for a user, their profiles not stale unless told. */
+export const seedEntities = (server: Deployment, userId: string, entities: ReadonlyArray<SeedEntity>) =>
   userRows(server).insert(userId, "entities", entities.map((entity) => ({ profile_stale: 0, updated_at: "x", ...entity })))

@@ -10,7 +10,9 @@ const QUIET = (path: string) => path === "/health" || path === "/favicon.ico" ||
 /**
  * The rolling request log in the control plane: every failed request and every successful one
  * but liveness probes, capped at SERVICE_REQUEST_LOG_MAX rows in the insert's own transaction
- * (0 writes nothing). Never the body, headers or query string.
+ * (0 writes nothing). A request's row is written before its response leaves (http/requestContext.ts),
+ * so a client that has its answer finds its request listed, after every request answered before it.
+ * Never the body, headers or query string.
  */
 export class RequestLog extends Effect.Service<RequestLog>()("Memory/RequestLog", {
   effect: Effect.gen(function*() {
@@ -23,7 +25,7 @@ export class RequestLog extends Effect.Service<RequestLog>()("Memory/RequestLog"
         const { path: _path, ...row } = entry
         yield* queries.append({ ...row, created_at: utcTimestamp(yield* Clock.currentTimeMillis) }, requestLogMax)
       }).pipe(
-        // The request is answered already: a row the control plane cannot take now is only noted.
+        // Written just before the response leaves: a row the control plane cannot take now is only noted, and the request answered all the same.
         Effect.catchTag("StoreUnavailable", (error) => Effect.logWarning(`request log row not kept: ${error.message}`))
       )
 

@@ -2,7 +2,7 @@ import { Effect } from "effect"
 import Pg from "pg"
 import { withClient } from "../../../scripts/postgres/cluster.js"
 import { POSTINGS } from "../../../src/storage/postgres/user/postings.js"
-import type { Row, UserRows } from "../userRows.js"
+import type { ControlRows, Row, UserRows } from "../userRows.js"
 import { type Statement, statements } from "./statements.js"
 
 const withConnection = <A>(url: string, use: (client: Pg.Client) => Promise<A>) => Effect.promise(() => withClient(url, use))
@@ -12,16 +12,19 @@ const asSqlite = (row: Row): Row => Object.fromEntries(Object.entries(row).map((
 
 const query = (client: Pg.Client, { text, values }: Statement) => client.query<Row>(text, [...values]).then((result) => result.rows.map(asSqlite))
 
+/** The user's tables hold every user: each statement of them names one. */
+const ofUser = (userId: string) => statements("pg", { user_id: userId })
+
 /** A user's rows in the shared tables of the server's database. */
 export const postgresUserRows = (url: string): UserRows => ({
-  select: (userId, table, select) => withConnection(url, (client) => query(client, statements("pg", userId).select(table, select))),
+  select: (userId, table, select) => withConnection(url, (client) => query(client, ofUser(userId).select(table, select))),
   count: (userId, table, where) =>
-    withConnection(url, (client) => query(client, statements("pg", userId).count(table, where))).pipe(Effect.map(([row]) => Number(row?.n))),
+    withConnection(url, (client) => query(client, ofUser(userId).count(table, where))).pipe(Effect.map(([row]) => Number(row?.n))),
   insert: (userId, table, rows) =>
     withConnection(url, async (client) => {
       const [user] = await query(client, { text: "SELECT user_id FROM users WHERE user_id = $1", values: [userId] })
       if (user === undefined) throw new Error(`user '${userId}' has no data yet`)
-      for (const row of rows) await query(client, statements("pg", userId).insert(table, row))
+      for (const row of rows) await query(client, ofUser(userId).insert(table, row))
       // The lexical legs read the rows' postings and the collection's size from the user's row, which the
       // adapter's writes keep; the count of vectors added tells every server's copy of the user's vector bits to catch up.
       if (table === "facts" || table === "turns") {
@@ -62,3 +65,16 @@ export const postgresUserRows = (url: string): UserRows => ({
       })
     ).pipe(Effect.map((rows) => rows.map((row) => ({ content: String(row.content), vector: Float32Array.from(JSON.parse(String(row.embedding))) }))))
 })
+
+/** The control plane's tables in the server's database. */
+export const postgresControlRows = (url: string): ControlRows => {
+  const control = statements("pg", {})
+  return {
+    insert: (table, rows) =>
+      withConnection(url, async (client) => {
+        for (const row of rows) await query(client, control.insert(table, row))
+      }),
+    update: (table, set, where) => Effect.asVoid(withConnection(url, (client) => query(client, control.update(table, set, where)))),
+    count: (table, where) => withConnection(url, (client) => query(client, control.count(table, where))).pipe(Effect.map(([row]) => Number(row?.n)))
+  }
+}

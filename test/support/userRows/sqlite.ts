@@ -1,23 +1,26 @@
 import { Effect } from "effect"
 import * as NodeFs from "node:fs"
-import { withStoreFile } from "../stores.js"
-import type { Row, UserRows } from "../userRows.js"
+import { withControlFile, withStoreFile } from "../stores.js"
+import type { ControlRows, Row, UserRows } from "../userRows.js"
 import { type Statement, statements } from "./statements.js"
 
 const VECTOR_TABLES = { turns: "turn_vector_data", facts: "fact_vector_data" } as const
+
+/** A store file holds one user, and the control plane none: no statement names a user. */
+const sqlite = statements("sqlite", {})
 
 /** A user's rows in their store file under the data root. */
 export const sqliteUserRows = (dataRoot: string): UserRows => {
   const all = (userId: string, { text, values }: Statement) =>
     Effect.sync(() => withStoreFile(dataRoot, userId, { readonly: true }, (db) => db.prepare<Array<unknown>, Row>(text).all(...values)))
   return {
-    select: (userId, table, query) => all(userId, statements("sqlite", userId).select(table, query)),
-    count: (userId, table, where) => Effect.map(all(userId, statements("sqlite", userId).count(table, where)), ([row]) => Number(row?.n)),
+    select: (userId, table, query) => all(userId, sqlite.select(table, query)),
+    count: (userId, table, where) => Effect.map(all(userId, sqlite.count(table, where)), ([row]) => Number(row?.n)),
     insert: (userId, table, rows) =>
       Effect.sync(() =>
         withStoreFile(dataRoot, userId, { readonly: false }, (db) => {
           for (const row of rows) {
-            const { text, values } = statements("sqlite", userId).insert(table, row)
+            const { text, values } = sqlite.insert(table, row)
             db.prepare<Array<unknown>>(text).run(...values)
           }
         })
@@ -43,5 +46,19 @@ export const sqliteUserRows = (dataRoot: string): UserRows => {
             return { content: String(row.content), vector: new Float32Array(bytes.buffer) }
           })
       )
+  }
+}
+
+/** The control plane's tables in its file under the data root. */
+export const sqliteControlRows = (dataRoot: string): ControlRows => {
+  const run = ({ text, values }: Statement) =>
+    Effect.sync(() => withControlFile(dataRoot, { readonly: false }, (db) => db.prepare<Array<unknown>>(text).run(...values)))
+  return {
+    insert: (table, rows) => Effect.forEach(rows, (row) => run(sqlite.insert(table, row)), { discard: true }),
+    update: (table, set, where) => Effect.asVoid(run(sqlite.update(table, set, where))),
+    count: (table, where) => {
+      const { text, values } = sqlite.count(table, where)
+      return Effect.sync(() => withControlFile(dataRoot, { readonly: true }, (db) => Number(db.prepare<Array<unknown>, Row>(text).get(...values)?.n)))
+    }
   }
 }
