@@ -1,4 +1,4 @@
-import type { SqlClient } from "@effect/sql"
+import type { SqlClient, Statement } from "@effect/sql"
 import { Effect } from "effect"
 import type {
   EventRow,
@@ -11,7 +11,7 @@ import type {
   StaleEntity,
   TurnRow
 } from "../../../domain/records.js"
-import { FACT_COLUMNS, inGivenOrder, inList, scopedTo, TURN_COLUMNS } from "./rows.js"
+import { FACT_COLUMNS, inList, scopedTo, TURN_COLUMNS } from "./rows.js"
 
 /** Kinds whose truth ends at valid_until; once it has passed they are no longer listed. */
 const EXPIRING_KINDS = ["state", "preference", "profile"]
@@ -22,6 +22,7 @@ const PROFILE_FACTS = 50
 /** Reads of one user's data; every query names the user. */
 export const UserReads = (sql: SqlClient.SqlClient, userId: string) => {
   const visible = (statuses: ReadonlyArray<string>) => inList(sql, "f.status", statuses)
+  const limitTo = (limit: number | null) => limit === null ? sql`` : sql`LIMIT ${limit}`
   return {
     fact: (factId: string) =>
       Effect.map(sql<FactRow>`SELECT ${sql.literal(FACT_COLUMNS)} FROM facts f WHERE f.user_id = ${userId} AND f.fact_id = ${factId}`, (rows) => rows[0]),
@@ -30,19 +31,19 @@ export const UserReads = (sql: SqlClient.SqlClient, userId: string) => {
       sql<FactRow>`SELECT ${sql.literal(FACT_COLUMNS)} FROM facts f
                    WHERE f.user_id = ${userId} AND ${inList(sql, "f.fact_id", factIds)} AND ${scope === null ? sql`TRUE` : scopedTo(sql, "f", scope)}`,
 
-    factsBySeq: (seqs: ReadonlyArray<number>, scope: ScopeFilter, statuses: ReadonlyArray<string>) =>
-      Effect.map(
-        sql<FactRow>`SELECT ${sql.literal(FACT_COLUMNS)} FROM facts f
-                     WHERE f.user_id = ${userId} AND ${inList(sql, "f.seq", seqs)} AND ${visible(statuses)} AND ${scopedTo(sql, "f", scope)}`,
-        (rows) => inGivenOrder(seqs, rows)
-      ),
+    /**
+     * The facts `ranked` names (a statement answering `seq` and `rank`, best the lowest), best
+     * first, those the statuses and scope hide left out; `limit` of them, or all.
+     */
+    factsRanked: (ranked: Statement.Fragment, scope: ScopeFilter, statuses: ReadonlyArray<string>, limit: number | null) =>
+      sql<FactRow>`SELECT ${sql.literal(FACT_COLUMNS)} FROM (${ranked}) AS r JOIN facts f ON f.user_id = ${userId} AND f.seq = r.seq
+                   WHERE ${visible(statuses)} AND ${scopedTo(sql, "f", scope)} ORDER BY r.rank, r.seq ${limitTo(limit)}`,
 
-    turnsBySeq: (seqs: ReadonlyArray<number>, scope: ScopeFilter) =>
-      Effect.map(
-        sql<TurnRow>`SELECT ${sql.literal(TURN_COLUMNS)} FROM turns t JOIN sessions s ON s.user_id = t.user_id AND s.session_id = t.session_id
-                     WHERE t.user_id = ${userId} AND ${inList(sql, "t.seq", seqs)} AND ${scopedTo(sql, "t", scope)}`,
-        (rows) => inGivenOrder(seqs, rows)
-      ),
+    /** The turns `ranked` names, as `factsRanked` reads facts. */
+    turnsRanked: (ranked: Statement.Fragment, scope: ScopeFilter, limit: number | null) =>
+      sql<TurnRow>`SELECT ${sql.literal(TURN_COLUMNS)} FROM (${ranked}) AS r JOIN turns t ON t.user_id = ${userId} AND t.seq = r.seq
+                   JOIN sessions s ON s.user_id = t.user_id AND s.session_id = t.session_id
+                   WHERE ${scopedTo(sql, "t", scope)} ORDER BY r.rank, r.seq ${limitTo(limit)}`,
 
     entitiesOf: (factId: string) =>
       sql<{ readonly name: string; readonly role: string }>`

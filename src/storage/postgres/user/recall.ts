@@ -81,18 +81,19 @@ export const UserRecall = (sql: SqlClient.SqlClient, userId: string, indexes: Ve
     })
 
   /**
-   * The seqs of the documents holding any of the terms, best first by bm25 (k1 1.2, b 0.75, as
-   * SQLite FTS5 ranks; a term's frequency and a document's length as its postings hold them), the
-   * first `candidates` of them, or all.
+   * A statement answering the seqs of the documents holding any of the terms and their rank, best
+   * first by bm25 (k1 1.2, b 0.75, as SQLite FTS5 ranks; a term's frequency and a document's length
+   * as its postings hold them): the first `candidates` of them, or all.
    */
   const ranked = ({ meanLength, table, weighted }: Selected, candidates: number | null) => {
     const score = sql`w.idf * p.frequency * 2.2::float8 / (p.frequency + 1.2::float8 * (0.25::float8 + 0.75::float8 * p.document_length / ${meanLength}::float8))`
-    // One term scores each of its documents once; more are summed per document.
+    // One term scores each of its documents once; more are summed per document. The rank is the
+    // score negated: rows read best first order by it ascending.
     return sql`
-      SELECT p.seq, ${weighted.length === 1 ? score : sql`sum(${score})`} AS score FROM ${sql(POSTINGS[table])} p
+      SELECT p.seq, -(${weighted.length === 1 ? score : sql`sum(${score})`}) AS rank FROM ${sql(POSTINGS[table])} p
       JOIN (VALUES ${sql.join(", ", false)(weighted.map((term) => sql`(${term.lexeme}::text, ${term.idf}::float8)`))}) AS w (lexeme, idf) ON w.lexeme = p.lexeme
       WHERE p.user_id = ${userId} ${weighted.length === 1 ? sql`` : sql`GROUP BY p.seq`}
-      ORDER BY score DESC, p.seq ${candidates === null ? sql`` : sql`LIMIT ${candidates}`}`
+      ORDER BY rank, p.seq ${candidates === null ? sql`` : sql`LIMIT ${candidates}`}`
   }
 
   /**
@@ -112,19 +113,10 @@ export const UserRecall = (sql: SqlClient.SqlClient, userId: string, indexes: Ve
     })
 
   const factsMatching = (selected: Selected, scope: ScopeFilter, statuses: ReadonlyArray<string>, limit: number) =>
-    bestMatching(selected, limit, (ranked) =>
-      sql<FactRow>`
-        SELECT ${sql.literal(FACT_COLUMNS)} FROM (${ranked}) AS r JOIN facts f ON f.user_id = ${userId} AND f.seq = r.seq
-        WHERE ${visible(statuses)} AND ${scopedTo(sql, "f", scope)}
-        ORDER BY r.score DESC, r.seq LIMIT ${limit}`)
+    bestMatching(selected, limit, (ranked) => reads.factsRanked(ranked, scope, statuses, limit))
 
   const turnsMatching = (selected: Selected, scope: ScopeFilter, limit: number) =>
-    bestMatching(selected, limit, (ranked) =>
-      sql<TurnRow>`
-        SELECT ${sql.literal(TURN_COLUMNS)} FROM (${ranked}) AS r
-        JOIN turns t ON t.user_id = ${userId} AND t.seq = r.seq JOIN sessions s ON s.user_id = t.user_id AND s.session_id = t.session_id
-        WHERE ${scopedTo(sql, "t", scope)}
-        ORDER BY r.score DESC, r.seq LIMIT ${limit}`)
+    bestMatching(selected, limit, (ranked) => reads.turnsRanked(ranked, scope, limit))
 
   /** Facts by the selective ones of the terms. */
   const selectedFacts = (terms: ReadonlyArray<string>, scope: ScopeFilter, statuses: ReadonlyArray<string>, limit: number) =>
@@ -169,10 +161,10 @@ export const UserRecall = (sql: SqlClient.SqlClient, userId: string, indexes: Ve
       if (state.dimensions !== vector.right.length) {
         return Either.left(`the store's vectors have ${state.dimensions} dimensions (${state.model}), the embedder gives ${vector.right.length}; re-embed the store`)
       }
-      const nearest = (table: VectorTable) => indexes.nearest(sql, userId, table, state, vector.right, query.vectorDepth)
+      const target = (table: VectorTable) => ({ userId, table, state })
       const { facts, turns } = yield* Effect.all({
-        facts: Effect.flatMap(nearest("facts"), (seqs) => reads.factsBySeq(seqs, query.scope, query.statuses)),
-        turns: Effect.flatMap(nearest("turns"), (seqs) => reads.turnsBySeq(seqs, query.scope))
+        facts: indexes.nearest(sql, target("facts"), vector.right, query.vectorDepth, (ranked) => reads.factsRanked(ranked, query.scope, query.statuses, null)),
+        turns: indexes.nearest(sql, target("turns"), vector.right, query.vectorDepth, (ranked) => reads.turnsRanked(ranked, query.scope, null))
       }, { concurrency: "unbounded" })
       return Either.right({ facts, turns })
     })
@@ -260,7 +252,7 @@ export const UserRecall = (sql: SqlClient.SqlClient, userId: string, indexes: Ve
           return options.vectors.map(() => [] as ReadonlyArray<FactRow>)
         }
         return yield* Effect.forEach(options.vectors, (vector) =>
-          Effect.flatMap(indexes.nearest(sql, userId, "facts", state, vector, options.limit), (seqs) => reads.factsBySeq(seqs, options.scope, ["active"])))
+          indexes.nearest(sql, { userId, table: "facts", state }, vector, options.limit, (ranked) => reads.factsRanked(ranked, options.scope, ["active"], null)))
       })
   }
 }

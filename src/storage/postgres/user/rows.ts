@@ -16,12 +16,6 @@ export const scopedTo = (sql: SqlClient.SqlClient, alias: string, scope: ScopeFi
       scope[key] === null ? [] : [sql`(${sql.literal(`${alias}.${key}`)} IS NULL OR ${sql.literal(`${alias}.${key}`)} = ${scope[key]})`])
   ])
 
-/** Rows in the order of the seqs given (rows a seq did not find left out). */
-export const inGivenOrder = <Row extends { readonly seq: number }>(seqs: ReadonlyArray<number>, rows: ReadonlyArray<Row>) => {
-  const position = new Map(seqs.map((seq, i) => [seq, i]))
-  return [...rows].sort((a, b) => position.get(a.seq)! - position.get(b.seq)!)
-}
-
 /** A vector as pgvector reads it from text. */
 export const vectorText = (vector: Float32Array) => `[${Array.from(vector).join(",")}]`
 

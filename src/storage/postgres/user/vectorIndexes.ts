@@ -1,4 +1,4 @@
-import type { SqlClient } from "@effect/sql"
+import type { SqlClient, SqlError, Statement } from "@effect/sql"
 import { Effect } from "effect"
 import { BitIndex, quantize } from "../../vectors/bitIndex.js"
 import { inList, vectorText } from "./rows.js"
@@ -92,16 +92,27 @@ export const makeVectorIndexes = () => {
     }))
   }
 
-  /** The seqs of a table's rows nearest the vector by cosine distance, nearest first (ties by seq). */
-  const nearest = (sql: SqlClient.SqlClient, userId: string, table: VectorTable, state: VectorState, vector: Float32Array, limit: number) =>
+  /**
+   * The rows `rows` reads of the `limit` rows of a table nearest the vector by cosine distance,
+   * given a statement answering their `seq` and `rank` (the distance; ties by seq): candidates
+   * from this process's copy of the bits, ranked exactly and read in one statement.
+   */
+  const nearest = <Row>(
+    sql: SqlClient.SqlClient,
+    target: { readonly userId: string; readonly table: VectorTable; readonly state: VectorState },
+    vector: Float32Array,
+    limit: number,
+    rows: (ranked: Statement.Fragment) => Effect.Effect<ReadonlyArray<Row>, SqlError.SqlError>
+  ) =>
     Effect.gen(function*() {
+      const { state, table, userId } = target
       const index = yield* current(sql, userId, table, state)
       const candidates = index.nearest(quantize(vector), Math.max(MIN_CANDIDATES, limit * CANDIDATES_PER_RESULT))
-      if (candidates.length === 0) return []
-      const rows = yield* sql<{ readonly seq: number }>`
-        SELECT seq FROM ${sql(table)} WHERE user_id = ${userId} AND ${inList(sql, "seq", candidates)} AND embedding IS NOT NULL
-        ORDER BY embedding <=> ${vectorText(vector)}::vector, seq LIMIT ${limit}`
-      return rows.map((row) => row.seq)
+      if (candidates.length === 0) return [] as ReadonlyArray<Row>
+      return yield* rows(sql`
+        SELECT seq, embedding <=> ${vectorText(vector)}::vector AS rank FROM ${sql(table)}
+        WHERE user_id = ${userId} AND ${inList(sql, "seq", candidates)} AND embedding IS NOT NULL
+        ORDER BY rank, seq LIMIT ${limit}`)
     })
 
   return { nearest } as const
