@@ -221,16 +221,18 @@ export const UserRecall = (sql: SqlClient.SqlClient, userId: string, indexes: Ve
       Effect.gen(function*() {
         const { depth: limit, scope, statuses } = query
         // The legs are independent statements: each runs on a connection of its own, at once, the
-        // user's row (are there data? which vectors?) with them; a user without data has no legs.
-        const [known, lexicalFacts, lexicalTurns, entityFacts, dated] = yield* Effect.all([
+        // user's row (are there data? which vectors?) with them, and the neighbourhood as soon as
+        // the lexical turns are known; a user without data has no legs.
+        const [known, lexicalFacts, [lexicalTurns, neighbours], entityFacts, dated] = yield* Effect.all([
           Effect.flatMap(userState, (user) => user === undefined ? Effect.succeed(undefined) : Effect.map(vectorLeg(query, user.vectors), (vector) => ({ vector }))),
           selectedFacts(query.terms, scope, statuses, limit),
-          Effect.flatMap(selective("turns", query.terms), (terms) => turnsMatching(terms, scope, limit)),
+          Effect.flatMap(selective("turns", query.terms), (terms) => turnsMatching(terms, scope, limit)).pipe(
+            Effect.flatMap((turns) => Effect.map(neighbourhoodLeg(turns, query.neighbourSeeds, scope), (near) => [turns, near] as const))
+          ),
           entityLeg(query),
           timeLeg(query)
         ], { concurrency: "unbounded" })
         if (known === undefined) return Option.none<RecallLegs>()
-        const neighbours = yield* neighbourhoodLeg(lexicalTurns, query.neighbourSeeds, scope)
         return Option.some<RecallLegs>({
           lexicalFacts,
           lexicalTurns,
