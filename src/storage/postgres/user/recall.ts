@@ -1,35 +1,14 @@
-import type { SqlClient, SqlError, Statement } from "@effect/sql"
+import type { SqlClient } from "@effect/sql"
 import { Effect, Either, Option } from "effect"
 import type { FactRow, ScopeFilter, TurnRow } from "../../../domain/records.js"
-import { DOCUMENT_COUNT_CAP, selectiveTerms } from "../../lexicalTerms.js"
 import { inSessionOrder } from "../../neighbourhood.js"
 import type { RecallLegs, RecallQuery } from "../../UserStore.js"
+import { UserLexical } from "./lexical.js"
 import { UserReads } from "./reads.js"
-import { type IndexedTable, POSTINGS } from "./postings.js"
 import { FACT_COLUMNS, inList, scopedTo, TURN_COLUMNS } from "./rows.js"
 import type { VectorIndexes, VectorState, VectorTable } from "./vectorIndexes.js"
 
-/** A query term's lexeme, how many of the user's documents hold it, and its weight in their collection. */
-interface Weighted {
-  readonly lexeme: string
-  readonly documents: number
-  readonly idf: number
-}
-
-/** The terms a search looks a table up by, and the collection's mean length in lexemes. */
-interface Selected {
-  readonly table: IndexedTable
-  readonly weighted: ReadonlyArray<Weighted>
-  readonly meanLength: number
-}
-
-/**
- * How many ranked documents a lexical leg reads for each result it answers: enough for the rows
- * that status or scope hide, before it reads them all.
- */
-const CANDIDATES_PER_RESULT = 4
-
-/** The retrieval legs over one user's data, on tsvector columns (English stemming) and pgvector. */
+/** The retrieval legs over one user's data, on postings of English stems (lexical.ts) and pgvector. */
 export const UserRecall = (sql: SqlClient.SqlClient, userId: string, indexes: VectorIndexes) => {
   const reads = UserReads(sql, userId)
   const visible = (statuses: ReadonlyArray<string>) => inList(sql, "f.status", statuses)
@@ -38,89 +17,7 @@ export const UserRecall = (sql: SqlClient.SqlClient, userId: string, indexes: Ve
   const onDate = (column: string, prefix: string | null) =>
     prefix === null ? sql`TRUE` : sql`${sql.literal(column)} >= ${prefix} AND ${sql.literal(column)} < ${`${prefix}~`}`
 
-  /**
-   * Each term's lexeme (its stem, as the postings hold it) and how many of the user's documents
-   * hold it (counted up to the cap selection needs), with the size and lexemes of the user's whole
-   * collection, in one statement; terms the index would drop (stop words) are left out.
-   */
-  const lexemes = (table: IndexedTable, terms: ReadonlyArray<string>, cap: number | null) =>
-    Effect.map(
-      sql<{ readonly term: string; readonly lexeme: string; readonly doc: number; readonly documents: number; readonly lexemes: number }>`
-        SELECT t.term, t.lexeme, (
-          SELECT count(*) FROM (SELECT 1 FROM ${sql(POSTINGS[table])} p WHERE p.user_id = ${userId} AND p.lexeme = t.lexeme
-          ${cap === null ? sql`` : sql`LIMIT ${cap}`}) AS matching) AS doc, u.documents, u.lexemes
-        FROM (SELECT term, array_to_string(tsvector_to_array(to_tsvector('english', term)), ' ') AS lexeme
-          FROM (VALUES ${sql.join(", ", false)(terms.map((term) => sql`(${term}::text)`))}) AS v (term)) AS t
-        CROSS JOIN (SELECT ${sql.literal(`${table}_indexed`)} AS documents, ${sql.literal(`${table}_lexemes`)} AS lexemes FROM users WHERE user_id = ${userId}) AS u`,
-      (rows) => rows.filter((row) => row.lexeme !== "" && !row.lexeme.includes(" "))
-    )
-
-  /** The terms' counts, stopped at the cap selection allows; counted whole when every term reaches it. */
-  const counted = (table: IndexedTable, terms: ReadonlyArray<string>) =>
-    Effect.flatMap(lexemes(table, terms, DOCUMENT_COUNT_CAP), (rows) =>
-      rows.length > 0 && rows.every((row) => row.doc >= DOCUMENT_COUNT_CAP) ? lexemes(table, rows.map((row) => row.term), null) : Effect.succeed(rows))
-
-  /**
-   * The selective terms of a table, as every backend bounds a search's lexical work, each with its
-   * inverse document frequency as bm25 weighs it (SQLite FTS5's: never below a millionth), and the
-   * collection's mean length in lexemes.
-   */
-  const selective = (table: IndexedTable, terms: ReadonlyArray<string>) =>
-    Effect.gen(function*() {
-      const distinct = [...new Set(terms)]
-      const found = distinct.length === 0 ? [] : yield* counted(table, distinct)
-      const first = found[0]
-      if (first === undefined) return { table, weighted: [] as ReadonlyArray<Weighted>, meanLength: 1 }
-      const byTerm = new Map(found.map((row) => [row.term, row]))
-      const selected = selectiveTerms([...byTerm.keys()], (term) => byTerm.get(term)?.doc ?? 0)
-      const weighted = selected.map((term): Weighted => {
-        const { doc, lexeme } = byTerm.get(term)!
-        return { lexeme, documents: doc, idf: Math.max(1e-6, Math.log((first.documents - doc + 0.5) / (doc + 0.5))) }
-      })
-      return { table, weighted, meanLength: Math.max(1, first.lexemes / Math.max(1, first.documents)) }
-    })
-
-  /**
-   * A statement answering the seqs of the documents holding any of the terms and their rank, best
-   * first by bm25 (k1 1.2, b 0.75, as SQLite FTS5 ranks; a term's frequency and a document's length
-   * as its postings hold them): the first `candidates` of them, or all.
-   */
-  const ranked = ({ meanLength, table, weighted }: Selected, candidates: number | null) => {
-    const score = sql`w.idf * p.frequency * 2.2::float8 / (p.frequency + 1.2::float8 * (0.25::float8 + 0.75::float8 * p.document_length / ${meanLength}::float8))`
-    // One term scores each of its documents once; more are summed per document. The rank is the
-    // score negated: rows read best first order by it ascending.
-    return sql`
-      SELECT p.seq, -(${weighted.length === 1 ? score : sql`sum(${score})`}) AS rank FROM ${sql(POSTINGS[table])} p
-      JOIN (VALUES ${sql.join(", ", false)(weighted.map((term) => sql`(${term.lexeme}::text, ${term.idf}::float8)`))}) AS w (lexeme, idf) ON w.lexeme = p.lexeme
-      WHERE p.user_id = ${userId} ${weighted.length === 1 ? sql`` : sql`GROUP BY p.seq`}
-      ORDER BY rank, p.seq ${candidates === null ? sql`` : sql`LIMIT ${candidates}`}`
-  }
-
-  /**
-   * The best `limit` documents the row query keeps of those ranked: first from a few times as many
-   * candidates as asked for, and from all of them only when too few of those are kept (hidden by
-   * status or scope), so that the answer is the same as ranking all.
-   */
-  const bestMatching = <Row>(selected: Selected, limit: number, rows: (ranked: Statement.Fragment) => Effect.Effect<ReadonlyArray<Row>, SqlError.SqlError>) =>
-    Effect.gen(function*() {
-      if (selected.weighted.length === 0) return [] as ReadonlyArray<Row>
-      const candidates = limit * CANDIDATES_PER_RESULT
-      const first = yield* rows(ranked(selected, candidates))
-      // Counts stopped at the cap are only a floor: then more documents than counted may match.
-      const counted = selected.weighted.every((term) => term.documents < DOCUMENT_COUNT_CAP)
-      const allRanked = counted && selected.weighted.reduce((sum, term) => sum + term.documents, 0) <= candidates
-      return first.length >= limit || allRanked ? first : yield* rows(ranked(selected, null))
-    })
-
-  const factsMatching = (selected: Selected, scope: ScopeFilter, statuses: ReadonlyArray<string>, limit: number) =>
-    bestMatching(selected, limit, (ranked) => reads.factsRanked(ranked, scope, statuses, limit))
-
-  const turnsMatching = (selected: Selected, scope: ScopeFilter, limit: number) =>
-    bestMatching(selected, limit, (ranked) => reads.turnsRanked(ranked, scope, limit))
-
-  /** Facts by the selective ones of the terms. */
-  const selectedFacts = (terms: ReadonlyArray<string>, scope: ScopeFilter, statuses: ReadonlyArray<string>, limit: number) =>
-    Effect.flatMap(selective("facts", terms), (selected) => factsMatching(selected, scope, statuses, limit))
+  const lexical = UserLexical(sql, userId, reads)
 
   /**
    * Whether the user has data, and their vector space with the counters their bits are copied at
@@ -225,8 +122,8 @@ export const UserRecall = (sql: SqlClient.SqlClient, userId: string, indexes: Ve
         // the lexical turns are known; a user without data has no legs.
         const [known, lexicalFacts, [lexicalTurns, neighbours], entityFacts, dated] = yield* Effect.all([
           Effect.flatMap(userState, (user) => user === undefined ? Effect.succeed(undefined) : Effect.map(vectorLeg(query, user.vectors), (vector) => ({ vector }))),
-          selectedFacts(query.terms, scope, statuses, limit),
-          Effect.flatMap(selective("turns", query.terms), (terms) => turnsMatching(terms, scope, limit)).pipe(
+          lexical.facts(query.terms, scope, statuses, limit),
+          lexical.turns(query.terms, scope, limit).pipe(
             Effect.flatMap((turns) => Effect.map(neighbourhoodLeg(turns, query.neighbourSeeds, scope), (near) => [turns, near] as const))
           ),
           entityLeg(query),
@@ -245,7 +142,7 @@ export const UserRecall = (sql: SqlClient.SqlClient, userId: string, indexes: Ve
       }),
 
     similarFacts: (options: { readonly terms: ReadonlyArray<ReadonlyArray<string>>; readonly scope: ScopeFilter; readonly limit: number }) =>
-      Effect.forEach(options.terms, (terms) => selectedFacts(terms, options.scope, ["active"], options.limit)),
+      Effect.forEach(options.terms, (terms) => lexical.facts(terms, options.scope, ["active"], options.limit)),
 
     nearestFacts: (options: { readonly vectors: ReadonlyArray<Float32Array>; readonly scope: ScopeFilter; readonly limit: number }) =>
       Effect.gen(function*() {
