@@ -61,6 +61,18 @@ const postgresRun = async (): Promise<[string, CrashLoopReport]> => {
   }
 }
 
+/** The distinct ERROR messages of the PostgreSQL server's log, each with how often it was logged. */
+const databaseErrors = () => {
+  const file = NodePath.join(LOG_DIR, "postgresql.log")
+  const counts = new Map<string, number>()
+  if (!NodeFs.existsSync(file)) return counts
+  for (const line of NodeFs.readFileSync(file, "utf8").split("\n")) {
+    const message = /\bERROR:\s+(.*)$/.exec(line)?.[1]
+    if (message !== undefined) counts.set(message, (counts.get(message) ?? 0) + 1)
+  }
+  return counts
+}
+
 const started = Date.now()
 const [title, report] = BACKEND === "postgres"
   ? await postgresRun()
@@ -74,6 +86,11 @@ console.log(`  slowest answer ${report.slowestAnswerMs} ms, clean final stop ${r
 console.log(`  5xx answers other than 503: ${report.serverErrors.length}`)
 for (const error of report.serverErrors) {
   console.log(`    ${error.method} ${error.route} ${error.status}, request ${error.requestId}${error.log === undefined ? "" : ` in ${error.log}`}: ${error.body}`)
+}
+if (BACKEND === "postgres") {
+  const errors = databaseErrors()
+  console.log(`  errors in the PostgreSQL log: ${[...errors.values()].reduce((sum, n) => sum + n, 0)}`)
+  for (const [message, n] of [...errors].slice(0, 10)) console.log(`    ${n} x ${message.slice(0, 200)}`)
 }
 for (const problem of report.problems.slice(0, 20)) console.log(`  problem: ${problem}`)
 if (report.problems.length > 20) console.log(`  ... and ${report.problems.length - 20} more problems`)
