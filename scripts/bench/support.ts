@@ -15,8 +15,13 @@ export interface ServiceProcess {
   readonly exited: Promise<number | null>
 }
 
+export interface StartOptions {
+  /** A file that keeps everything the process writes (stdout and stderr), e.g. its JSON log lines. */
+  readonly logFile?: string
+}
+
 /** Starts `dist/main.js` on a free loopback port over the data root; resolves once it listens. */
-export const startService = (dataRoot: string, env: Record<string, string> = {}) =>
+export const startService = (dataRoot: string, env: Record<string, string> = {}, options: StartOptions = {}) =>
   startListening(["dist/main.js"], {
     SERVICE_API_KEY: BENCH_KEY,
     SERVICE_DATA_ROOT: dataRoot,
@@ -24,22 +29,37 @@ export const startService = (dataRoot: string, env: Record<string, string> = {})
     SERVICE_HOST: "127.0.0.1",
     SERVICE_LOG_LEVEL: "info",
     ...env
-  })
+  }, options)
 
-/** Starts a Node process with these arguments; resolves once it prints the port it listens on. */
-export const startListening = (args: ReadonlyArray<string>, env: Record<string, string> = {}) =>
+/**
+ * Starts a Node process with these arguments; resolves once it prints the port it listens on.
+ * Its stderr is the caller's, unless a log file keeps both of its streams.
+ */
+export const startListening = (args: ReadonlyArray<string>, env: Record<string, string> = {}, options: StartOptions = {}) =>
   new Promise<ServiceProcess>((resolve, reject) => {
-    const child = spawn(process.execPath, args, { env: { ...process.env, ...env }, stdio: ["ignore", "pipe", "inherit"] })
+    const child = spawn(process.execPath, args, { env: { ...process.env, ...env }, stdio: ["ignore", "pipe", "pipe"] })
+    if (options.logFile === undefined) {
+      child.stderr.pipe(process.stderr)
+    } else {
+      // Both streams into one file, closed once the process and its streams are gone (a SIGKILL too).
+      const log = NodeFs.createWriteStream(options.logFile, { flags: "a" })
+      child.stdout.pipe(log, { end: false })
+      child.stderr.pipe(log, { end: false })
+      child.on("close", () => log.end())
+    }
     // A benchmark that ends, however it ends, takes its server with it.
     const reap = () => child.kill("SIGKILL")
     process.on("exit", reap)
     child.on("exit", () => process.off("exit", reap))
     let out = ""
+    let listening = false
     const exited = new Promise<number | null>((done) => child.on("exit", (code) => done(code)))
     child.stdout.on("data", (chunk: Buffer) => {
+      if (listening) return
       out += chunk.toString()
       const port = /Listening on http:\/\/[^:]+:(\d+)/.exec(out)?.[1]
       if (port !== undefined) {
+        listening = true
         resolve({
           port: Number(port),
           pid: child.pid!,

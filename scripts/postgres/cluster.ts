@@ -11,6 +11,8 @@ const PG_BIN = "/usr/lib/postgresql/15/bin"
 export interface Cluster {
   /** A superuser URL of the cluster's `postgres` database. */
   readonly url: string
+  /** The server's log file, removed with the cluster by `stop`. */
+  readonly log: string
   /** Stops the server at once, as a crash would, and removes the cluster. */
   readonly stop: () => void
   /**
@@ -56,15 +58,17 @@ export const startCluster = async (options: { readonly fsync: boolean }): Promis
   if (process.getuid?.() === 0) execFileSync("chown", ["-R", "postgres:postgres", directory])
   const data = NodePath.join(directory, "data")
   const port = await freePort()
+  const log = NodePath.join(directory, "log")
   asOwner("initdb", ["-D", data, "-U", "postgres", "--auth=trust", "--no-locale", "-E", "UTF8"])
   const startArgs = [
-    "-D", data, "-w", "-l", NodePath.join(directory, "log"), "start",
+    "-D", data, "-w", "-l", log, "start",
     "-o", `-p ${port} -k ${directory} -c listen_addresses=127.0.0.1 -c max_connections=300 -c fsync=${options.fsync ? "on" : "off"}`
   ]
   const haltArgs = ["-D", data, "-m", "immediate", "stop"]
   asOwner("pg_ctl", startArgs)
   return {
     url: `postgres://postgres@127.0.0.1:${port}/postgres`,
+    log,
     stop: () => {
       // A halted server has no pid file left: there is nothing to stop then.
       if (NodeFs.existsSync(NodePath.join(data, "postmaster.pid"))) asOwner("pg_ctl", haltArgs)

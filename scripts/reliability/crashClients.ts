@@ -7,6 +7,21 @@
 export interface Target {
   readonly port: number
   readonly killed: () => boolean
+  /** Where the service process's output is kept, when it is. */
+  readonly log?: string | undefined
+}
+
+/** A 5xx answer other than 503: never acceptable, reported with what finds it in the service's log. */
+export interface ServerError {
+  readonly method: string
+  /** The route template, e.g. `/v1/memories/{fact_id}`. */
+  readonly route: string
+  readonly status: number
+  /** The error envelope as answered (at most 500 characters). */
+  readonly body: string
+  /** The request id the service logged the request under (its X-Request-ID). */
+  readonly requestId: string
+  readonly log?: string | undefined
 }
 
 export type Outcome = "acknowledged" | "cut_off" | "refused"
@@ -57,27 +72,40 @@ export const makeWorkload = (options: WorkloadOptions) => {
   const { random, problems } = options
   const sessions: Array<SentSession> = []
   const stats = { requests: 0, refused: 0, slowestAnswerMs: 0 }
+  const serverErrors: Array<ServerError> = []
   let sequence = 0
 
-  /** Sends one request; undefined when it got no answer (a kill cut it off, or a problem was noted). */
-  const call = async (target: Target, method: string, path: string, body?: unknown): Promise<Answer | undefined> => {
-    stats.requests++
+  /**
+   * Sends one request, under a request id of its own that the service logs it with; undefined
+   * when it got no answer (a kill cut it off, or a problem was noted).
+   */
+  const call = async (target: Target, method: string, route: string, path: string, body?: unknown): Promise<Answer | undefined> => {
+    const sent = `crash${options.seed}-${++stats.requests}`
     const started = Date.now()
+    const where = `${method} ${route}, request ${sent}${target.log === undefined ? "" : ` (${target.log})`}`
     try {
       const response = await fetch(`http://127.0.0.1:${target.port}${path}`, {
         method,
-        headers: { authorization: `Bearer ${options.apiKey}`, ...(body === undefined ? {} : { "content-type": "application/json" }) },
+        headers: {
+          authorization: `Bearer ${options.apiKey}`,
+          "x-request-id": sent,
+          ...(body === undefined ? {} : { "content-type": "application/json" })
+        },
         signal: AbortSignal.timeout(options.answerWithinMs),
         ...(body === undefined ? {} : { body: JSON.stringify(body) })
       })
       const answer = record(await response.json())
       stats.slowestAnswerMs = Math.max(stats.slowestAnswerMs, Date.now() - started)
       const refused = options.outagesExpected && response.status === 503 && answer.code === "vector_store_unavailable"
+      const requestId = response.headers.get("x-request-id") ?? sent
       if (refused) stats.refused++
-      else if (response.status >= 500) problems.push(`${method} ${path.split("?")[0]} answered ${response.status}: ${JSON.stringify(answer).slice(0, 200)}`)
+      else if (response.status >= 500) problems.push(`${where} answered ${response.status}: ${JSON.stringify(answer).slice(0, 200)}`)
+      if (response.status >= 500 && response.status !== 503) {
+        serverErrors.push({ method, route, status: response.status, body: JSON.stringify(answer).slice(0, 500), requestId, log: target.log })
+      }
       return { status: response.status, body: answer, refused }
     } catch (error) {
-      if (!target.killed()) problems.push(`${method} ${path.split("?")[0]}: no answer after ${Date.now() - started} ms without a kill (${String(error)})`)
+      if (!target.killed()) problems.push(`${where}: no answer after ${Date.now() - started} ms without a kill (${String(error)})`)
       return undefined
     }
   }
@@ -100,7 +128,7 @@ export const makeWorkload = (options: WorkloadOptions) => {
     const turn = extracted ? `${token} is my favourite word.` : `crash note ${token}`
     const session: SentSession = { userId, token, turn, extracted, outcome: "cut_off" }
     sessions.push(session)
-    const sent = await call(target, "POST", "/v1/memories", {
+    const sent = await call(target, "POST", "/v1/memories", "/v1/memories", {
       user_id: userId,
       session_id: `crash-${n}`,
       infer: extracted,
@@ -117,7 +145,7 @@ export const makeWorkload = (options: WorkloadOptions) => {
     const session = candidates[Math.floor(random() * candidates.length)]
     if (session === undefined) return ingest(target)
     session.claimed = true
-    const found = await call(target, "POST", "/v1/search", { user_id: session.userId, query: session.token, top_k: 5 })
+    const found = await call(target, "POST", "/v1/search", "/v1/search", { user_id: session.userId, query: session.token, top_k: 5 })
     if (found === undefined || found.refused) {
       // Nothing was changed: another client may pick it later.
       session.claimed = false
@@ -134,11 +162,11 @@ export const makeWorkload = (options: WorkloadOptions) => {
     const path = `/v1/memories/${encodeURIComponent(factId)}`
     if (random() < 0.5) {
       session.change = { kind: "supersede", outcome: "cut_off" }
-      const corrected = await call(target, "PATCH", path, { user_id: session.userId, content: `${session.token} is my favourite word since spring.` })
+      const corrected = await call(target, "PATCH", "/v1/memories/{fact_id}", path, { user_id: session.userId, content: `${session.token} is my favourite word since spring.` })
       session.change.outcome = outcomeOf("correction", corrected, (answer) => answer.status === 200)
     } else {
       session.change = { kind: "archive", outcome: "cut_off" }
-      const archived = await call(target, "DELETE", `${path}?user_id=${session.userId}`)
+      const archived = await call(target, "DELETE", "/v1/memories/{fact_id}", `${path}?user_id=${session.userId}`)
       session.change.outcome = outcomeOf("archive", archived, (answer) => answer.status === 200 && answer.body.deleted === true)
     }
   }
@@ -159,7 +187,7 @@ export const makeWorkload = (options: WorkloadOptions) => {
       let status = ""
       while (!TERMINAL.has(status) && Date.now() < deadline) {
         const target = pick()
-        const job = target === undefined ? undefined : await call(target, "GET", `/v1/jobs/${session.jobId}`)
+        const job = target === undefined ? undefined : await call(target, "GET", "/v1/jobs/{job_id}", `/v1/jobs/${session.jobId}`)
         status = String(job?.body.status)
         if (!TERMINAL.has(status)) await sleep(50)
       }
@@ -170,7 +198,7 @@ export const makeWorkload = (options: WorkloadOptions) => {
   }
 
   /** Whether the service answers a read that needs the database (for a user who has no data). */
-  const answers = async (target: Target) => (await call(target, "POST", "/v1/search", { user_id: "crash_probe", query: "probe" }))?.status === 200
+  const answers = async (target: Target) => (await call(target, "POST", "/v1/search", "/v1/search", { user_id: "crash_probe", query: "probe" }))?.status === 200
 
   const tally = () => {
     const changes = sessions.flatMap((s) => s.change === undefined ? [] : [s.change.outcome])
@@ -183,5 +211,5 @@ export const makeWorkload = (options: WorkloadOptions) => {
     }
   }
 
-  return { sessions, stats, client, waitForJobs, answers, tally }
+  return { sessions, stats, serverErrors, client, waitForJobs, answers, tally }
 }

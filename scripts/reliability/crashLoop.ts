@@ -8,7 +8,7 @@
  * Shared by `npm run crash` (long runs, compiled build) and short tests in CI (tsx). The caller
  * says how services start, what the fault is, and how the storage is read back and checked.
  */
-import { makeWorkload, type Target } from "./crashClients.js"
+import { makeWorkload, type ServerError, type Target } from "./crashClients.js"
 import type { StoreCheck } from "./crashStores.js"
 import { verifySessions } from "./crashVerify.js"
 import { seededRandom } from "./random.js"
@@ -18,6 +18,8 @@ export interface KillableService {
   readonly kill: (signal: NodeJS.Signals) => void
   /** Resolves with the exit code (null when a signal ended it). */
   readonly exited: Promise<number | null>
+  /** Where its output is kept, when it is (a file name in the run's log directory). */
+  readonly log?: string
 }
 
 /** What strikes once a cycle. */
@@ -69,6 +71,8 @@ export interface CrashLoopReport {
   readonly slowestAnswerMs: number
   /** A graceful stop (SIGTERM) at the end exited 0 for every service. */
   readonly cleanStop: boolean
+  /** Every 5xx answer other than 503, with its request id (each is one of the problems too). */
+  readonly serverErrors: ReadonlyArray<ServerError>
   /** One line per broken promise; empty when all held. */
   readonly problems: ReadonlyArray<string>
 }
@@ -97,7 +101,7 @@ export const runCrashLoop = async (options: CrashLoopOptions): Promise<CrashLoop
   const figures = { starts: 0, kills: 0, outages: 0, slowestRestartMs: 0, slowestRecoveryMs: 0, lost: 0, duplicated: 0, integrityFailures: 0 }
 
   const slots: Array<Slot> = []
-  const targetOf = (slot: Slot): Target => ({ port: slot.service.port, killed: () => slot.killed })
+  const targetOf = (slot: Slot): Target => ({ port: slot.service.port, killed: () => slot.killed, log: slot.service.log })
   const live = () => slots.filter((slot) => !slot.killed)
   const pick = () => {
     const up = live()
@@ -180,6 +184,7 @@ export const runCrashLoop = async (options: CrashLoopOptions): Promise<CrashLoop
       slowestRecoveryMs: figures.slowestRecoveryMs,
       slowestAnswerMs: workload.stats.slowestAnswerMs,
       cleanStop,
+      serverErrors: workload.serverErrors,
       problems
     }
   }

@@ -19,8 +19,13 @@ export interface CrashRunSettings {
   readonly uptimeMs: readonly [number, number]
   readonly seed: number
   readonly apiKey: string
-  /** Starts a service process over a data root with these settings added to its environment. */
-  readonly launch: (dataRoot: string, env: Record<string, string>) => Promise<KillableService>
+  /**
+   * Starts a service process over a data root with these settings added to its environment; with
+   * a log file, everything the process writes is kept there.
+   */
+  readonly launch: (dataRoot: string, env: Record<string, string>, logFile?: string) => Promise<KillableService>
+  /** A directory that keeps each process start's output, one file each (`service-1-start-3.log`). */
+  readonly logDir?: string
   readonly progress?: (line: string) => void
 }
 
@@ -35,8 +40,15 @@ const withRun = async (
   const stub = await startProviderStub({ provider: "openai" })
   const llm = { SERVICE_LLM_PROVIDER: "openai", SERVICE_LLM_API_KEY: "stub-key", SERVICE_LLM_BASE_URL: stub.url }
   const roots = Array.from({ length: services }, () => NodeFs.mkdtempSync(NodePath.join(NodeOs.tmpdir(), "memory-crash-")))
+  const starts = roots.map(() => 0)
+  const launch = (env: Record<string, string>) => async (index: number): Promise<KillableService> => {
+    const name = `service-${index}-start-${++starts[index]!}.log`
+    const logFile = settings.logDir === undefined ? undefined : NodePath.join(settings.logDir, name)
+    const service = await settings.launch(roots[index]!, { ...llm, ...env }, logFile)
+    return logFile === undefined ? service : { ...service, log: name }
+  }
   try {
-    return await body((env) => (index) => settings.launch(roots[index]!, { ...llm, ...env }), roots)
+    return await body(launch, roots)
   } finally {
     await stub.close()
     for (const root of roots) NodeFs.rmSync(root, { recursive: true, force: true })

@@ -58,9 +58,21 @@ export const unavailableOrDefect = (error: SqlError.SqlError) =>
 const lostConnectionDefect = (defect: unknown) =>
   defect instanceof SqlError.SqlError && connectionFailed(defect.cause) ? Option.some(Effect.fail(defect)) : Option.none()
 
-/** A statement or transaction whose unreachable database is `StoreUnavailable`, any other failure a defect. */
+/**
+ * A statement or transaction as the stores run it: to its end once begun, its unreachable
+ * database `StoreUnavailable`, any other failure a defect.
+ *
+ * It is not interrupted midway: @effect/sql-pg answers an interrupted statement with `SELECT
+ * pg_cancel_backend(pid)` on another connection of the pool, and PostgreSQL cancels whatever that
+ * backend runs when the signal arrives. By then the statement may have ended and its connection
+ * gone to the next caller waiting for one (a busy pool), whose statement fails instead
+ * (`57014 canceling statement due to user request`, a 500). Interruptions are common enough: a
+ * job's lease renewal when its job ends, lexical reads when the embedding call fails, a request
+ * whose client went away. The interrupted caller waits for its statements instead (they are
+ * short); a transaction then commits or rolls back as it would have.
+ */
 export const orUnavailable = <A, R>(statement: Effect.Effect<A, SqlError.SqlError, R>) =>
-  statement.pipe(Effect.catchSomeDefect(lostConnectionDefect), Effect.catchTag("SqlError", unavailableOrDefect))
+  statement.pipe(Effect.catchSomeDefect(lostConnectionDefect), Effect.catchTag("SqlError", unavailableOrDefect), Effect.uninterruptible)
 
 export const postgresDatabase = (options: { readonly url: Redacted.Redacted; readonly poolMax: number }) =>
   Layer.scoped(
