@@ -59,6 +59,21 @@ const finishedJob = (base: string, jobId: string) =>
 
 const query = <A>(url: string, text: string, params: Array<unknown>) => withClient(url, async (client) => (await client.query(text, params)).rows as Array<A>)
 
+/**
+ * Two replicas under a slow provider, with a job ingesting these messages taken by one of them:
+ * the job, and which replica holds its lease (its owner names the process id).
+ */
+const runningJob = async (leaseSeconds: string, messages: ReadonlyArray<string>) => {
+  const stub = await slowStub(2_000)
+  const { bases, services, url } = await replicas({ ...llmEnv(stub), SERVICE_JOB_LEASE_SECONDS: leaseSeconds })
+  const accepted = await call(bases[0]!, "POST", "/v1/memories", { user_id: "alice", async_mode: true, messages: messages.map((content) => ({ content })) })
+  const jobId = accepted.body.job_id as string
+  const owner = await waitFor("the job's worker", async () =>
+    (await query<{ lease_owner: string | null }>(url, "SELECT lease_owner FROM jobs WHERE job_id = $1", [jobId]))[0]?.lease_owner ?? undefined)
+  const holder = services.findIndex((service) => owner.split(":")[1] === String(service.child.pid))
+  return { bases, holder, jobId, services, url }
+}
+
 describe("replicas on one PostgreSQL database", () => {
   it("share named keys, jobs and users: minted, accepted or written on one, used on the other", async () => {
     const { bases: [a, b] } = await replicas()
@@ -119,17 +134,7 @@ describe("replicas on one PostgreSQL database", () => {
   }, 90_000)
 
   it("a replica killed while running a job: the other resumes it once its lease lapses, and it applies once", async () => {
-    const stub = await slowStub(2_000)
-    const { url, services, bases } = await replicas({ ...llmEnv(stub), SERVICE_JOB_LEASE_SECONDS: "2" })
-    const accepted = await call(bases[0]!, "POST", "/v1/memories", {
-      user_id: "alice",
-      async_mode: true,
-      messages: [{ content: "I moved to Berlin last year." }, { content: "I work at Acme Corp." }]
-    })
-    const jobId = accepted.body.job_id as string
-    const owner = await waitFor("the job's worker", async () =>
-      (await query<{ lease_owner: string | null }>(url, "SELECT lease_owner FROM jobs WHERE job_id = $1", [jobId]))[0]?.lease_owner ?? undefined)
-    const holder = services.findIndex((service) => owner.split(":")[1] === String(service.child.pid))
+    const { bases, holder, jobId, services, url } = await runningJob("2", ["I moved to Berlin last year.", "I work at Acme Corp."])
     expect(holder).toBeGreaterThanOrEqual(0)
     services[holder]!.child.kill("SIGKILL")
     await services[holder]!.exited
@@ -146,17 +151,7 @@ describe("replicas on one PostgreSQL database", () => {
   }, 90_000)
 
   it("a replica stopped gracefully while running a job gives it up: the other takes it at once, not after the lease", async () => {
-    const stub = await slowStub(2_000)
-    const { url, services, bases } = await replicas({ ...llmEnv(stub), SERVICE_JOB_LEASE_SECONDS: "600" })
-    const accepted = await call(bases[0]!, "POST", "/v1/memories", {
-      user_id: "alice",
-      async_mode: true,
-      messages: [{ content: "I moved to Berlin last year." }]
-    })
-    const jobId = accepted.body.job_id as string
-    const owner = await waitFor("the job's worker", async () =>
-      (await query<{ lease_owner: string | null }>(url, "SELECT lease_owner FROM jobs WHERE job_id = $1", [jobId]))[0]?.lease_owner ?? undefined)
-    const holder = services.findIndex((service) => owner.split(":")[1] === String(service.child.pid))
+    const { bases, holder, jobId, services, url } = await runningJob("600", ["I moved to Berlin last year."])
     services[holder]!.child.kill("SIGTERM")
     expect(await services[holder]!.exited).toBe(0)
     // Well within the 600 s lease: only a lease given up lets the other replica take the job.
