@@ -49,6 +49,7 @@ export type ControlTable = "jobs"
  * The control plane must exist: a service started on the deployment makes it.
  */
 export interface ControlRows {
+  readonly select: (table: ControlTable, query: RowQuery) => Effect.Effect<ReadonlyArray<Row>>
   readonly insert: (table: ControlTable, rows: ReadonlyArray<Row>) => Effect.Effect<void>
   /** Sets columns of the rows whose columns equal `where`. */
   readonly update: (table: ControlTable, set: Row, where: Row) => Effect.Effect<void>
