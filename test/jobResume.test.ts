@@ -83,8 +83,10 @@ describe("jobs across restarts (real processes)", () => {
     await waitTerminal(server.port, accepted.job_id)
     server.child.kill("SIGKILL")
     await server.exited
-    // As if the process died between committing the turns and recording the job's end.
-    await Effect.runPromise(controlRows(deployment).update("jobs", { status: "running", result: null, finished_at: null }, { job_id: accepted.job_id }))
+    // As if the process died between committing the turns and recording the job's end: the job still running, with its payload.
+    await Effect.runPromise(controlRows(deployment).update("jobs", { status: "running", payload: payload("s", ["once"]), result: null, finished_at: null }, {
+      job_id: accepted.job_id
+    }))
     const again = await startProcess(env)
     try {
       expect(await waitTerminal(again.port, accepted.job_id)).toMatchObject({ status: "succeeded", result: { turns_written: 1 } })
