@@ -45,10 +45,12 @@ export type ControlTable = "jobs"
 
 /**
  * The control plane's rows read and written beside the service, the same on either backend: for
- * tests that set up what a process left behind (a job it accepted, or began, before it died).
+ * tests that set up what a process left behind (a job it accepted, or began, before it died),
+ * or look at what the API does not show (a job's payload).
  * The control plane must exist: a service started on the deployment makes it.
  */
 export interface ControlRows {
+  readonly select: (table: ControlTable, query: RowQuery) => Effect.Effect<ReadonlyArray<Row>>
   readonly insert: (table: ControlTable, rows: ReadonlyArray<Row>) => Effect.Effect<void>
   /** Sets columns of the rows whose columns equal `where`. */
   readonly update: (table: ControlTable, set: Row, where: Row) => Effect.Effect<void>

@@ -70,6 +70,7 @@ export const postgresUserRows = (url: string): UserRows => ({
 export const postgresControlRows = (url: string): ControlRows => {
   const control = statements("pg", {})
   return {
+    select: (table, select) => withConnection(url, (client) => query(client, control.select(table, select))),
     insert: (table, rows) =>
       withConnection(url, async (client) => {
         for (const row of rows) await query(client, control.insert(table, row))

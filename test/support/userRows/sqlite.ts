@@ -54,6 +54,10 @@ export const sqliteControlRows = (dataRoot: string): ControlRows => {
   const run = ({ text, values }: Statement) =>
     Effect.sync(() => withControlFile(dataRoot, { readonly: false }, (db) => db.prepare<Array<unknown>>(text).run(...values)))
   return {
+    select: (table, query) => {
+      const { text, values } = sqlite.select(table, query)
+      return Effect.sync(() => withControlFile(dataRoot, { readonly: true }, (db) => db.prepare<Array<unknown>, Row>(text).all(...values)))
+    },
     insert: (table, rows) => Effect.forEach(rows, (row) => run(sqlite.insert(table, row)), { discard: true }),
     update: (table, set, where) => Effect.asVoid(run(sqlite.update(table, set, where))),
     count: (table, where) => {
