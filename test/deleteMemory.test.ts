@@ -68,7 +68,7 @@ describe("DELETE /v1/memories/{id}?purge=true", () => {
       expect((yield* del(`${baseUrl}/v1/memories/fact_1?user_id=alice&purge=maybe`)).status).toBe(422)
     }))
 
-  it.scoped("erases the fact with its roles, edges, source links and index rows, and reports the counts", () =>
+  it.scoped("erases the fact with its roles, edges, source links and index rows, redacts its words from its turn, and reports the counts", () =>
     Effect.gen(function*() {
       const server = yield* serverWithFacts({ SERVICE_ALLOW_PURGE: "true" })
       const { baseUrl } = server
@@ -78,9 +78,12 @@ describe("DELETE /v1/memories/{id}?purge=true", () => {
         deleted: true,
         already_deleted: false,
         purged: true,
-        cascaded: { vectors: 0, fact_entity_roles: 1, fact_edges: 2, fact_sources: 1 }
+        cascaded: { vectors: 0, fact_entity_roles: 1, fact_edges: 2, fact_sources: 1, versions: 1, turns_redacted: 1 }
       })
       const rows = userRows(server)
+      // The turn was one sentence, all of it the memory's: all of it goes.
+      expect(yield* rows.select("alice", "turns", { columns: ["content", "recorded_content"] })).toEqual([{ content: "[redacted]", recorded_content: null }])
+      expect(yield* rows.matching("alice", "turns", "lisbon")).toBe(0)
       expect(yield* rows.count("alice", "facts", { fact_id: "fact_1" })).toBe(0)
       expect(yield* rows.count("alice", "fact_entity_roles")).toBe(0)
       expect(yield* rows.count("alice", "edges")).toBe(0)
@@ -95,7 +98,7 @@ describe("DELETE /v1/memories/{id}?purge=true", () => {
         deleted: false,
         already_deleted: false,
         purged: true,
-        cascaded: { vectors: 0, fact_entity_roles: 0, fact_edges: 0, fact_sources: 0 }
+        cascaded: { vectors: 0, fact_entity_roles: 0, fact_edges: 0, fact_sources: 0, versions: 0, turns_redacted: 0 }
       })
     }))
 })

@@ -1,7 +1,8 @@
 import { describe, expect, it } from "@effect/vitest"
 import { Effect } from "effect"
+import { llmEnv, providerStub } from "./support/llm.js"
 import { startProcess } from "./support/processes.js"
-import { API_KEY, authHeaders, type Deployment, freshDeployment, rawFetch, serviceEnv, startServer, waitForJob } from "./support/server.js"
+import { API_KEY, authHeaders, type Deployment, freshDeployment, rawFetch, sendJson, serviceEnv, startServer, waitForJob } from "./support/server.js"
 import { controlRows, userRows } from "./support/userRows.js"
 
 const payload = (sessionId: string, contents: Array<string>) =>
@@ -83,8 +84,10 @@ describe("jobs across restarts (real processes)", () => {
     await waitTerminal(server.port, accepted.job_id)
     server.child.kill("SIGKILL")
     await server.exited
-    // As if the process died between committing the turns and recording the job's end.
-    await Effect.runPromise(controlRows(deployment).update("jobs", { status: "running", result: null, finished_at: null }, { job_id: accepted.job_id }))
+    // As if the process died between committing the turns and recording the job's end: the job still running, with its payload.
+    await Effect.runPromise(controlRows(deployment).update("jobs", { status: "running", payload: payload("s", ["once"]), result: null, finished_at: null }, {
+      job_id: accepted.job_id
+    }))
     const again = await startProcess(env)
     try {
       expect(await waitTerminal(again.port, accepted.job_id)).toMatchObject({ status: "succeeded", result: { turns_written: 1 } })
@@ -157,5 +160,48 @@ describe("job retention", () => {
       }
       const statuses = yield* Effect.forEach(ids, (id) => Effect.map(rawFetch(`${baseUrl}/v1/jobs/${id}`, { headers: authHeaders() }), (r) => r.status))
       expect(statuses).toEqual([404, 404, 200, 200, 200])
+    }))
+})
+
+describe("a finished job's payload", () => {
+  /** The job's row as stored, payload included: the API does not show it. */
+  const storedJob = (server: Deployment, jobId: string) =>
+    Effect.map(controlRows(server).select("jobs", { columns: ["status", "payload"], where: { job_id: jobId } }), ([row]) => row)
+
+  const acceptIngest = (baseUrl: string, body: Record<string, unknown>) =>
+    Effect.map(sendJson(`${baseUrl}/v1/memories`, { user_id: "alice", async_mode: true, ...body }), (accepted) => {
+      expect(accepted.status).toBe(202)
+      return (accepted.body as { job_id: string }).job_id
+    })
+
+  it.scopedLive("an ingest job that succeeded keeps no payload: the conversation's words are in the user's store only", () =>
+    Effect.gen(function*() {
+      const server = yield* startServer()
+      const jobId = yield* acceptIngest(server.baseUrl, { session_id: "s1", infer: false, messages: [{ content: "my locker code is quetzalcoatl" }] })
+      expect(yield* waitForJob(server.baseUrl, jobId)).toMatchObject({ status: "succeeded", result: { turns_written: 1 } })
+      const stored = yield* storedJob(server, jobId)
+      expect(stored).toEqual({ status: "succeeded", payload: "{}" })
+      expect(String(stored?.payload)).not.toContain("quetzalcoatl")
+      // The job answers as before, and the turn is the user's.
+      const job = yield* rawFetch(`${server.baseUrl}/v1/jobs/${jobId}`, { headers: authHeaders() })
+      expect(job.status).toBe(200)
+      expect(job.body).toMatchObject({ job_id: jobId, kind: "ingest", user_id: "alice", status: "succeeded", result: { turns_written: 1 }, error: null })
+      expect((job.body as { finished_at: string | null }).finished_at).not.toBeNull()
+      expect(yield* userRows(server).select("alice", "turns", { columns: ["content"] })).toEqual([{ content: "my locker code is quetzalcoatl" }])
+    }))
+
+  it.scopedLive("an ingest job that failed keeps no payload either", () =>
+    Effect.gen(function*() {
+      const stub = yield* providerStub("openai")
+      const server = yield* startServer(llmEnv(stub))
+      // Both attempts (SERVICE_LLM_MAX_RETRIES=1) refused: the extraction fails, and the job with it.
+      stub.failNext(503, 2)
+      const jobId = yield* acceptIngest(server.baseUrl, { messages: [{ content: "my locker code is quetzalcoatl" }] })
+      const job = yield* waitForJob(server.baseUrl, jobId)
+      expect(job).toMatchObject({ job_id: jobId, kind: "ingest", status: "failed", result: null })
+      expect(job.error).toMatch(/^provider_unavailable: /)
+      const stored = yield* storedJob(server, jobId)
+      expect(stored).toEqual({ status: "failed", payload: "{}" })
+      expect(String(stored?.payload)).not.toContain("quetzalcoatl")
     }))
 })

@@ -26,8 +26,13 @@ export interface ControlStoreOperations {
     readonly claimNext: (owner: string, leaseMs: number, at: string) => Op<ClaimedJob | undefined>
     /** Extends `owner`'s lease on a running job; false when the job is no longer `owner`'s. */
     readonly renew: (jobId: string, owner: string, leaseMs: number) => Op<boolean>
-    /** Finishes a job `owner` still holds; a worker that lost its job finishes nothing. */
+    /**
+     * Finishes a job `owner` still holds, dropping its payload (an ingest's holds the user's
+     * messages) in the same statement: the stored payload becomes `{}`. A worker that lost its job
+     * finishes nothing, and a pending or running job keeps its payload, to be resumed.
+     */
     readonly succeed: (jobId: string, owner: string, result: unknown, at: string) => Op<void>
+    /** As `succeed`, the job failed with `error`: its payload dropped the same way. */
     readonly fail: (jobId: string, owner: string, error: string, at: string) => Op<void>
     /** Gives up `owner`'s running jobs (at shutdown), so that any worker may take them at once. */
     readonly release: (owner: string) => Op<void>

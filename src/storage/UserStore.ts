@@ -71,13 +71,27 @@ export type CorrectionOutcome =
   | { readonly _tag: "Refused"; readonly current: FactRow | undefined }
   | { readonly _tag: "Corrected"; readonly fact: FactRow }
 
-/** What purging a fact removed with it. */
+/** What purging a memory removed with it: its versions (the memory counted), their links, and the turns whose words were redacted. */
 export type PurgeCascade = {
   readonly vectors: number
   readonly fact_entity_roles: number
   readonly fact_edges: number
   readonly fact_sources: number
+  readonly versions: number
+  readonly turns_redacted: number
 }
+
+/**
+ * A turn whose shown text changed when memories were forgotten: its vector went with the old
+ * text, and it is embedded again from this one (`embedTurns`).
+ */
+export interface TurnToEmbed {
+  readonly seq: number
+  readonly content: string
+}
+
+/** What forgetting did, and the turns it left to embed again. */
+export type Forgotten<A> = A & { readonly reembed: ReadonlyArray<TurnToEmbed> }
 
 /** A stale entity's new profile (a memory of kind `profile`, citing the facts it sums up), or none when it has no current facts. */
 export interface ProfileSettlement {
@@ -123,12 +137,29 @@ export interface UserStoreOperations {
     userId: string,
     correction: { readonly memoryId: string; readonly scope: ScopeFilter; readonly session: Omit<SessionWrite, "scope">; readonly winner: number }
   ) => Op<CorrectionOutcome>
-  /** Archives a memory with its event; whether it was archived already, none when there is no such memory. */
-  readonly archive: (userId: string, memoryId: string, audit: AuditContext) => Op<Option.Option<{ readonly already: boolean }>>
-  /** Erases a memory for good, with its event; what went with it, none when there is no such memory. */
-  readonly purge: (userId: string, memoryId: string, audit: AuditContext) => Op<Option.Option<PurgeCascade>>
-  /** Archives every current memory of the user with one event; how many, none when the user has no store. */
-  readonly archiveAll: (userId: string, audit: AuditContext) => Op<Option.Option<number>>
+  /**
+   * Archives a memory, the versions it superseded and the profiles citing them, with its event:
+   * their records stay, and their words are elided from the turns they came from as those are
+   * shown, searched and embedded. Whether it was archived already; none when there is no such memory.
+   */
+  readonly archive: (userId: string, memoryId: string, audit: AuditContext) => Op<Option.Option<Forgotten<{ readonly already: boolean }>>>
+  /**
+   * Erases a memory, the versions it superseded and the profiles citing them, with its event:
+   * their words are redacted from the turns they came from and from the events about them. What
+   * went with it; none when there is no such memory.
+   */
+  readonly purge: (userId: string, memoryId: string, audit: AuditContext) => Op<Option.Option<Forgotten<{ readonly cascaded: PurgeCascade }>>>
+  /** Archives every memory of the user, as `archive` does, with one event; how many were current, none when the user has no store. */
+  readonly archiveAll: (userId: string, audit: AuditContext) => Op<Option.Option<Forgotten<{ readonly archived: number }>>>
+  /**
+   * Stores turns' new vectors, each only if the turn still reads as it did when embedded (else
+   * it is left for the write that changed it).
+   */
+  readonly embedTurns: (
+    userId: string,
+    model: string,
+    turns: ReadonlyArray<TurnToEmbed & { readonly vector: Float32Array }>
+  ) => Op<void>
   /**
    * Settles a stale entity: writes its new profile (superseding the previous one) when there is
    * one, and clears its stale mark, as one unit.

@@ -14,6 +14,7 @@ export const fakeUserStore = (implemented: Partial<UserStoreOperations>) =>
     archive: unimplemented("archive"),
     purge: unimplemented("purge"),
     archiveAll: unimplemented("archiveAll"),
+    embedTurns: unimplemented("embedTurns"),
     settleProfile: unimplemented("settleProfile"),
     appliedJob: unimplemented("appliedJob"),
     fact: unimplemented("fact"),

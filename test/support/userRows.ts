@@ -45,7 +45,8 @@ export type ControlTable = "jobs"
 
 /**
  * The control plane's rows read and written beside the service, the same on either backend: for
- * tests that set up what a process left behind (a job it accepted, or began, before it died).
+ * tests that set up what a process left behind (a job it accepted, or began, before it died),
+ * or look at what the API does not show (a job's payload).
  * The control plane must exist: a service started on the deployment makes it.
  */
 export interface ControlRows {

@@ -10,12 +10,12 @@ import { Embedder } from "../../llm/Embedder.js"
 import { LlmProvider } from "../../llm/LlmProvider.js"
 import { type FactRow, inScope } from "../../domain/records.js"
 import type { FactPlan } from "../../storage/sessionWrite.js"
-import { UserStore } from "../../storage/UserStore.js"
+import { type Forgotten, UserStore } from "../../storage/UserStore.js"
 import { embedForWrite, embeddingModel } from "../ingest/embedWrites.js"
 import { extractFacts } from "../ingest/Extractor.js"
 import { resolveSessionTime, scopeFilter, type ScopeParams, toMemory } from "./memoryRecords.js"
 
-const NOTHING_PURGED = { vectors: 0, fact_entity_roles: 0, fact_edges: 0, fact_sources: 0 }
+const NOTHING_PURGED = { vectors: 0, fact_entity_roles: 0, fact_edges: 0, fact_sources: 0, versions: 0, turns_redacted: 0 }
 
 /** Changes to existing memories; each is one transaction with its audit event. */
 export class MemoryWrites extends Effect.Service<MemoryWrites>()("Memory/MemoryWrites", {
@@ -33,20 +33,37 @@ export class MemoryWrites extends Effect.Service<MemoryWrites>()("Memory/MemoryW
       details: {}
     })
 
+    /**
+     * Embeds again the turns forgetting rewrote (their old vectors are gone already). The memory
+     * is forgotten whatever happens here: a turn left without a vector is still found by its words.
+     */
+    const reembed = <A>(userId: string, forgotten: Option.Option<Forgotten<A>>) =>
+      Option.match(Option.all([embedder.active, Option.filter(forgotten, ({ reembed: turns }) => turns.length > 0)]), {
+        onNone: () => Effect.void,
+        onSome: ([active, { reembed: turns }]) =>
+          active.embed(turns.map((turn) => turn.content)).pipe(
+            Effect.flatMap((vectors) => store.embedTurns(userId, active.model, turns.map((turn, i) => ({ ...turn, vector: vectors[i]! })))),
+            Effect.catchAll((error) =>
+              Effect.logWarning("turns rewritten by forgetting were left without vectors").pipe(
+                Effect.annotateLogs({ user_id: userId, turns: turns.length, cause: error.message })
+              ))
+          )
+      }).pipe(Effect.as(forgotten))
+
     const archive = (userId: string, memoryId: string, audit: AuditContext) =>
-      Effect.map(store.archive(userId, memoryId, audit), Option.match({
+      Effect.map(Effect.flatMap(store.archive(userId, memoryId, audit), (forgotten) => reembed(userId, forgotten)), Option.match({
         onNone: () => new DeleteResult({ id: memoryId, deleted: false, already_deleted: false, purged: false, cascaded: {} }),
         onSome: ({ already }) => new DeleteResult({ id: memoryId, deleted: true, already_deleted: already, purged: false, cascaded: {} })
       }))
 
     const purge = (userId: string, memoryId: string, audit: AuditContext) =>
-      Effect.map(store.purge(userId, memoryId, audit), (cascaded) =>
+      Effect.map(Effect.flatMap(store.purge(userId, memoryId, audit), (forgotten) => reembed(userId, forgotten)), (forgotten) =>
         new DeleteResult({
           id: memoryId,
-          deleted: Option.isSome(cascaded),
+          deleted: Option.isSome(forgotten),
           already_deleted: false,
           purged: true,
-          cascaded: Option.getOrElse(cascaded, () => NOTHING_PURGED)
+          cascaded: Option.match(forgotten, { onNone: () => NOTHING_PURGED, onSome: ({ cascaded }) => cascaded })
         }))
 
     /** The memory a correction targets, if it can be corrected: current, and within the request's scope. */
@@ -152,8 +169,13 @@ export class MemoryWrites extends Effect.Service<MemoryWrites>()("Memory/MemoryW
           yield* Effect.logInfo("user store erased").pipe(Effect.annotateLogs({ user_id: userId, actor: audit.actor, existed }))
           return new UserDeleteResult({ user_id: userId, deleted: existed, purged: true, archived: 0 })
         }
-        const archived = yield* store.archiveAll(userId, audit)
-        return new UserDeleteResult({ user_id: userId, deleted: Option.isSome(archived), purged: false, archived: Option.getOrElse(archived, () => 0) })
+        const forgotten = yield* Effect.flatMap(store.archiveAll(userId, audit), (archived) => reembed(userId, archived))
+        return new UserDeleteResult({
+          user_id: userId,
+          deleted: Option.isSome(forgotten),
+          purged: false,
+          archived: Option.match(forgotten, { onNone: () => 0, onSome: ({ archived }) => archived })
+        })
       }).pipe(Effect.withSpan("MemoryWrites.removeUser", { attributes: { purge: params.purge } }))
 
     return { update, remove, removeUser } as const

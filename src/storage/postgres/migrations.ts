@@ -90,6 +90,13 @@ const MIGRATIONS: ReadonlyArray<{ readonly id: number; readonly name: string; re
       `ANALYZE ${kind}_postings`
     ])
   ]
+}, {
+  id: 5,
+  name: "forgetting",
+  statements: [
+    // A turn as recorded, kept beside the text shown (and searched) while archived memories' words are elided from it.
+    `ALTER TABLE turns ADD COLUMN recorded_content text`
+  ]
 }]
 
 /** The newest migration this build knows. */

@@ -11,7 +11,7 @@ import { listEvents } from "./user/events.js"
 import { entitiesOf } from "./user/factWrites.js"
 import { FactQueries } from "./user/facts.js"
 import { entityTimeline, explore } from "./user/graphReads.js"
-import { archiveAllMemories, archiveMemory, correctMemory, ingestSession, purgeMemory } from "./user/memoryWrites.js"
+import { archiveAllMemories, archiveMemory, correctMemory, embedTurns, ingestSession, purgeMemory } from "./user/memoryWrites.js"
 import { settleProfile } from "./user/profileWrites.js"
 import { ProfileQueries } from "./user/profiles.js"
 import { recallLegs } from "./user/recall/legs.js"
@@ -50,8 +50,11 @@ export const SqliteUserStoreLive = Layer.effect(
       writeSession: (userId, session, options) => write("writeSession", userId, (sql) => ingestSession(sql, session, options)),
       correct: (userId, correction) => write("correct", userId, (sql) => correctMemory(sql, correction)),
       archive: (userId, memoryId, audit) => read("archive", userId, (sql) => archiveMemory(sql, memoryId, audit), Option.none),
-      purge: (userId, memoryId, audit) => read("purge", userId, (sql) => purgeMemory(sql, memoryId, audit), Option.none),
+      // The purged words also leave the write-ahead log: its frames still hold the pages as they were.
+      purge: (userId, memoryId, audit) =>
+        read("purge", userId, (sql) => Effect.tap(purgeMemory(sql, memoryId, audit), () => sql`PRAGMA wal_checkpoint(TRUNCATE)`), Option.none),
       archiveAll: (userId, audit) => read("archiveAll", userId, (sql) => Effect.map(archiveAllMemories(sql, audit), Option.some), Option.none),
+      embedTurns: (userId, model, turns) => read("embedTurns", userId, (sql) => embedTurns(sql, model, turns), () => undefined),
       settleProfile: (userId, settle) => write("settleProfile", userId, (sql) => settleProfile(sql, settle)),
 
       appliedJob: (userId, jobId) =>

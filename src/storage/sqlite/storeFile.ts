@@ -49,6 +49,8 @@ export const openStoreFile = (options: {
       })),
       // Checkpoints run on the checkpointer's thread; one still running is waited for before the connection closes.
       Effect.tap((opened) => opened`PRAGMA wal_autocheckpoint = ${opened.literal(String(FOREGROUND_CHECKPOINT_PAGES))}`),
+      // What is deleted or overwritten is zeroed on the page, so that a purge leaves no words in free space.
+      Effect.tap((opened) => opened`PRAGMA secure_delete = ON`),
       Effect.tap(() => Effect.addFinalizer(() => checkpointer.closing(filename))),
       Scope.extend(scope),
       Effect.provideService(Reactivity.Reactivity, options.reactivity),

@@ -16,6 +16,8 @@ export type SessionRecord = {
 }
 
 export type TurnRecord = Plain<Omit<TurnRow, "session_time">> & {
+  /** The turn as recorded, while archived memories' words are elided from `content`. */
+  readonly recorded_content: string | null
   readonly created_at: string
   readonly embedding: Float32Array | null
 }
@@ -97,7 +99,7 @@ export interface UserSnapshot {
 /** Each table's columns but the vectors, in the order the tables are written (references before their referrers). */
 export const USER_COLUMNS: { readonly [T in UserTable]: ReadonlyArray<Exclude<keyof UserTables[T][number], "embedding">> } = {
   sessions: ["session_id", "session_time", "created_at"],
-  turns: ["seq", "turn_id", "session_id", "position", "role", "content", "agent_id", "run_id", "project_id", "created_at"],
+  turns: ["seq", "turn_id", "session_id", "position", "role", "content", "recorded_content", "agent_id", "run_id", "project_id", "created_at"],
   spans: ["span_id", "turn_id", "start_offset", "end_offset"],
   facts: [
     "seq", "fact_id", "content", "kind", "status", "session_id", "occurred_at", "valid_from", "valid_until", "confidence", "metadata",

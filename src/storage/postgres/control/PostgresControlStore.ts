@@ -38,11 +38,12 @@ export const PostgresControlStoreLive = Layer.effect(
         renew: (jobId, owner, leaseMs) =>
           sql`UPDATE jobs SET lease_expires_at = ${lapse(leaseMs)} WHERE job_id = ${jobId} AND status = 'running' AND lease_owner = ${owner}
               RETURNING job_id`.pipe(Effect.map((rows) => rows.length > 0), orUnavailable),
+        // A finished job keeps no payload (an ingest's holds the user's messages): `payload` is NOT NULL, so the empty object.
         succeed: (jobId, owner, result, at) =>
-          sql`UPDATE jobs SET status = 'succeeded', result = ${JSON.stringify(result)}, error = NULL, finished_at = ${at}, ${released}
+          sql`UPDATE jobs SET status = 'succeeded', payload = '{}', result = ${JSON.stringify(result)}, error = NULL, finished_at = ${at}, ${released}
               WHERE job_id = ${jobId} AND status = 'running' AND lease_owner = ${owner}`.pipe(Effect.asVoid, orUnavailable),
         fail: (jobId, owner, error, at) =>
-          sql`UPDATE jobs SET status = 'failed', error = ${error}, finished_at = ${at}, ${released}
+          sql`UPDATE jobs SET status = 'failed', payload = '{}', error = ${error}, finished_at = ${at}, ${released}
               WHERE job_id = ${jobId} AND status = 'running' AND lease_owner = ${owner}`.pipe(Effect.asVoid, orUnavailable),
         release: (owner) =>
           sql`UPDATE jobs SET ${released} WHERE status = 'running' AND lease_owner = ${owner}`.pipe(Effect.asVoid, orUnavailable),

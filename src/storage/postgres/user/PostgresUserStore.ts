@@ -6,7 +6,7 @@ import { orUnavailable, PostgresDatabase } from "../database.js"
 import { UserGraph } from "./graph.js"
 import { UserReads } from "./reads.js"
 import { UserRecall } from "./recall.js"
-import { archiveAllMemories, archiveMemory, correctMemory, ingestSession, purgeMemory, settleProfile } from "./units.js"
+import { archiveAllMemories, archiveMemory, correctMemory, embedTurns, ingestSession, purgeMemory, settleProfile } from "./units.js"
 import { maintenanceLock } from "./maintenanceLock.js"
 import { makeVectorIndexes } from "./vectorIndexes.js"
 import { clock, UserWrites } from "./writes.js"
@@ -46,6 +46,7 @@ export const PostgresUserStoreLive = Layer.effect(
       archive: (userId, memoryId, audit) => run("archive", userId, () => archiveMemory(sql, userId, memoryId, audit)),
       purge: (userId, memoryId, audit) => run("purge", userId, () => purgeMemory(sql, userId, memoryId, audit)),
       archiveAll: (userId, audit) => run("archiveAll", userId, () => ifKnown(userId, archiveAllMemories(sql, userId, audit))),
+      embedTurns: (userId, model, turns) => run("embedTurns", userId, () => turns.length === 0 ? Effect.void : embedTurns(sql, userId, model, turns)),
       settleProfile: (userId, settle) => run("settleProfile", userId, () => settleProfile(sql, userId, settle)),
 
       appliedJob: (userId, jobId) => run("appliedJob", userId, () => Effect.map(UserReads(sql, userId).appliedJob(jobId), Option.fromNullable)),

@@ -5,7 +5,7 @@ import { type EdgeReader, explore, type GraphReader, withProvenance } from "../.
 import { UserReads } from "./reads.js"
 import { FACT_COLUMNS, inList, scopedTo } from "./rows.js"
 
-/** The graph reads over one user's data. Facts of any status; scope narrows. */
+/** The graph reads over one user's data. Facts of any status but archived (forgotten); scope narrows. */
 export const UserGraph = (sql: SqlClient.SqlClient, userId: string) => {
   const reads = UserReads(sql, userId)
   const selectEdges = sql`
@@ -14,7 +14,8 @@ export const UserGraph = (sql: SqlClient.SqlClient, userId: string) => {
     FROM edges e JOIN facts s ON s.user_id = e.user_id AND s.fact_id = e.src_fact_id
       LEFT JOIN facts d ON d.user_id = e.user_id AND d.fact_id = e.dst_id
       LEFT JOIN entities n ON n.user_id = e.user_id AND n.entity_id = e.dst_id`
-  const inScope = (scope: ScopeFilter) => sql`${scopedTo(sql, "s", scope)} AND (d.fact_id IS NULL OR ${scopedTo(sql, "d", scope)})`
+  const inScope = (scope: ScopeFilter) =>
+    sql`${scopedTo(sql, "s", scope)} AND s.status <> 'archived' AND (d.fact_id IS NULL OR (${scopedTo(sql, "d", scope)} AND d.status <> 'archived'))`
   const edgesReader: EdgeReader<SqlError.SqlError> = {
     edgesOfFacts: (factIds, scope) =>
       factIds.length === 0 ? Effect.succeed([]) : sql<EdgeRow>`${selectEdges}
@@ -25,7 +26,11 @@ export const UserGraph = (sql: SqlClient.SqlClient, userId: string) => {
         ORDER BY e.created_at, e.edge_id LIMIT ${limit}`
   }
 
-  const reader: GraphReader<SqlError.SqlError> = { ...edgesReader, facts: reads.facts, provenance: reads.provenance }
+  const reader: GraphReader<SqlError.SqlError> = {
+    ...edgesReader,
+    facts: (factIds, scope) => Effect.map(reads.facts(factIds, scope), (rows) => rows.filter((row) => row.status !== "archived")),
+    provenance: reads.provenance
+  }
 
   return {
     entityTimeline: (options: { readonly needle: string; readonly scope: ScopeFilter; readonly entities: number }) =>
@@ -39,7 +44,7 @@ export const UserGraph = (sql: SqlClient.SqlClient, userId: string) => {
         const facts = yield* sql<FactRow>`
           SELECT ${sql.literal(FACT_COLUMNS)} FROM facts f
           WHERE f.user_id = ${userId} AND f.fact_id IN (SELECT fact_id FROM fact_entity_roles WHERE user_id = ${userId} AND ${inList(sql, "entity_id", entities)})
-            AND ${scopedTo(sql, "f", options.scope)}
+            AND ${scopedTo(sql, "f", options.scope)} AND f.status <> 'archived'
           ORDER BY f.occurred_at NULLS FIRST, f.seq`
         return yield* withProvenance(reader, facts)
       }),

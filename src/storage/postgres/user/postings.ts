@@ -34,6 +34,23 @@ export const UserPostings = (sql: SqlClient.SqlClient, userId: string) => {
           WHERE p.user_id = ${userId} AND p.lexeme = l.lexeme AND p.seq = r.seq)
         SELECT length(search) AS lexemes FROM removed`,
 
+    /**
+     * Changes one row's searchable text (`set`, an UPDATE's SET list) and indexes it again; answers
+     * how many lexemes its length changed by.
+     */
+    reindexRow: (table: IndexedTable, seq: number, set: Statement.Fragment) =>
+      Effect.gen(function*() {
+        const [before] = yield* sql<{ readonly lexemes: number }>`
+          WITH unindexed AS (DELETE FROM ${sql(POSTINGS[table])} p USING ${sql(table)} r, unnest(tsvector_to_array(r.search)) AS l (lexeme)
+            WHERE r.user_id = ${userId} AND r.seq = ${seq} AND p.user_id = ${userId} AND p.lexeme = l.lexeme AND p.seq = r.seq)
+          SELECT length(search) AS lexemes FROM ${sql(table)} WHERE user_id = ${userId} AND seq = ${seq}`
+        const [after] = yield* sql<{ readonly lexemes: number }>`
+          WITH updated AS (UPDATE ${sql(table)} SET ${set} WHERE user_id = ${userId} AND seq = ${seq} RETURNING seq, search),
+          indexed AS (INSERT INTO ${sql(POSTINGS[table])} ${columns} ${posting(sql.literal("updated"))})
+          SELECT length(search) AS lexemes FROM updated`
+        return (after?.lexemes ?? 0) - (before?.lexemes ?? 0)
+      }),
+
     /** The user's postings of the table built again from its rows, after the rows were written in bulk. */
     rebuild: (table: IndexedTable) =>
       Effect.zipRight(

@@ -2,10 +2,12 @@ import type { SqlClient } from "@effect/sql"
 import { Effect, Option } from "effect"
 import type { AuditContext } from "../../../domain/audit.js"
 import { archiveAllEvent, archiveEvent, profileAddedEvent, profileSupersededEvent, purgeEvent } from "../../../domain/auditEvents.js"
-import { inScope, type NewEvent, type ScopeFilter } from "../../../domain/records.js"
+import { type FactRow, inScope, type NewEvent, type ScopeFilter } from "../../../domain/records.js"
 import type { SessionWrite } from "../../sessionWrite.js"
-import type { CorrectionOutcome, ProfileSettlement, PurgeCascade, SessionOutcome } from "../../UserStore.js"
-import { UserPostings } from "./postings.js"
+import { toEmbed } from "../../forgetting.js"
+import type { CorrectionOutcome, ProfileSettlement, PurgeCascade, SessionOutcome, TurnToEmbed } from "../../UserStore.js"
+import { forgetFacts, forgottenWith } from "./forget.js"
+import { FACT_COLUMNS, inList } from "./rows.js"
 import { UserReads } from "./reads.js"
 import { clock, UserWrites } from "./writes.js"
 
@@ -65,49 +67,51 @@ export const archiveMemory = (sql: SqlClient.SqlClient, userId: string, memoryId
   unit(sql, userId, (writes) =>
     Effect.gen(function*() {
       const fact = yield* UserReads(sql, userId).fact(memoryId)
-      if (fact === undefined) return Option.none<{ readonly already: boolean }>()
-      if (fact.status === "archived") return Option.some({ already: true })
+      if (fact === undefined) return Option.none()
+      if (fact.status === "archived") return Option.some({ already: true, reembed: [] })
       const { now } = yield* clock
-      yield* sql`UPDATE facts SET status = 'archived', updated_at = ${now} WHERE user_id = ${userId} AND fact_id = ${memoryId}`
+      const { rewrites } = yield* forgetFacts(sql, userId, writes, "archive", yield* forgottenWith(sql, userId, memoryId), now)
       yield* writes.insertEvents([archiveEvent(fact, audit)], audit, now)
-      return Option.some({ already: false })
+      return Option.some({ already: false, reembed: toEmbed(rewrites) })
     }))
 
-/** Erases a fact for good: its vector goes with its row, its roles, edges from and to it, and its source links with it. */
 export const purgeMemory = (sql: SqlClient.SqlClient, userId: string, memoryId: string, audit: AuditContext) =>
   unit(sql, userId, (writes) =>
     Effect.gen(function*() {
       const fact = yield* UserReads(sql, userId).fact(memoryId)
-      if (fact === undefined) return Option.none<PurgeCascade>()
-      const removed = (rows: ReadonlyArray<{ readonly n: number }>) => rows[0]?.n ?? 0
-      const count = `count(*) AS n`
-      const [vectors, roles, edges, sources] = yield* Effect.all([
-        sql<{ readonly n: number }>`SELECT ${sql.literal(count)} FROM facts WHERE user_id = ${userId} AND fact_id = ${memoryId} AND embedding IS NOT NULL`,
-        sql<{ readonly n: number }>`SELECT ${sql.literal(count)} FROM fact_entity_roles WHERE user_id = ${userId} AND fact_id = ${memoryId}`,
-        sql<{ readonly n: number }>`SELECT ${sql.literal(count)} FROM edges WHERE user_id = ${userId} AND (src_fact_id = ${memoryId} OR dst_id = ${memoryId})`,
-        sql<{ readonly n: number }>`SELECT ${sql.literal(count)} FROM fact_sources WHERE user_id = ${userId} AND fact_id = ${memoryId}`
-      ])
-      yield* sql`DELETE FROM edges WHERE user_id = ${userId} AND (src_fact_id = ${memoryId} OR dst_id = ${memoryId})`
-      yield* sql`DELETE FROM fact_entity_roles WHERE user_id = ${userId} AND fact_id = ${memoryId}`
-      yield* sql`DELETE FROM fact_sources WHERE user_id = ${userId} AND fact_id = ${memoryId}`
-      yield* sql`UPDATE facts SET superseded_by = NULL WHERE user_id = ${userId} AND superseded_by = ${memoryId}`
-      const [deleted] = yield* UserPostings(sql, userId).delete("facts", sql`fact_id = ${memoryId}`)
-      yield* writes.countIndexed("facts", -1, -(deleted?.lexemes ?? 0))
-      yield* sql`UPDATE users SET facts_vectors_removed = facts_vectors_removed + ${removed(vectors)} WHERE user_id = ${userId}`
-      const cascaded = { vectors: removed(vectors), fact_entity_roles: removed(roles), fact_edges: removed(edges), fact_sources: removed(sources) }
+      if (fact === undefined) return Option.none()
       const { now } = yield* clock
-      yield* writes.insertEvents([purgeEvent(fact, cascaded, audit)], audit, now)
-      return Option.some(cascaded)
+      const facts = yield* forgottenWith(sql, userId, memoryId)
+      const { cascaded, rewrites } = yield* forgetFacts(sql, userId, writes, "purge", facts, now)
+      const all: PurgeCascade = { ...cascaded, versions: facts.length, turns_redacted: rewrites.length }
+      yield* writes.insertEvents([purgeEvent(fact, all, audit)], audit, now)
+      return Option.some({ cascaded: all, reembed: toEmbed(rewrites) })
     }))
 
 export const archiveAllMemories = (sql: SqlClient.SqlClient, userId: string, audit: AuditContext) =>
   unit(sql, userId, (writes) =>
     Effect.gen(function*() {
       const { now } = yield* clock
-      const archived = yield* sql<{ readonly fact_id: string }>`
-        UPDATE facts SET status = 'archived', updated_at = ${now} WHERE user_id = ${userId} AND status = 'active' RETURNING fact_id`
-      yield* writes.insertEvents([archiveAllEvent(archived.length, audit)], audit, now)
-      return archived.length
+      const facts = yield* sql<FactRow>`SELECT ${sql.literal(FACT_COLUMNS)} FROM facts f WHERE f.user_id = ${userId} AND f.status <> 'archived'`
+      const current = facts.filter((fact) => fact.status === "active").length
+      const { rewrites } = yield* forgetFacts(sql, userId, writes, "archive", facts, now)
+      yield* writes.insertEvents([archiveAllEvent(current, audit)], audit, now)
+      return { archived: current, reembed: toEmbed(rewrites) }
+    }))
+
+/** Vectors of turns forgetting rewrote, stored where the turn still reads as embedded. */
+export const embedTurns = (
+  sql: SqlClient.SqlClient,
+  userId: string,
+  model: string,
+  turns: ReadonlyArray<TurnToEmbed & { readonly vector: Float32Array }>
+) =>
+  unit(sql, userId, (writes) =>
+    Effect.gen(function*() {
+      const current = yield* sql<TurnToEmbed & { readonly embedded: boolean }>`
+        SELECT seq, content, embedding IS NOT NULL AS embedded FROM turns WHERE user_id = ${userId} AND ${inList(sql, "seq", turns.map((turn) => turn.seq))}`
+      const unembedded = new Map(current.flatMap((turn) => turn.embedded ? [] : [[turn.seq, turn.content]]))
+      yield* writes.storeVectors("turns", model, turns.filter((turn) => unembedded.get(turn.seq) === turn.content))
     }))
 
 export const settleProfile = (sql: SqlClient.SqlClient, userId: string, settle: ProfileSettlement) =>

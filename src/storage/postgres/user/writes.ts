@@ -180,5 +180,5 @@ export const UserWrites = (sql: SqlClient.SqlClient, userId: string) => {
       return { turnsWritten: write.turns.length, facts: settled.facts } satisfies SessionWritten
     })
 
-  return { lock, ensureUser, writeSession, insertFact, closeFact, insertEvents, countIndexed, reindex, eraseUser }
+  return { lock, ensureUser, writeSession, insertFact, closeFact, insertEvents, countIndexed, reindex, eraseUser, storeVectors }
 }

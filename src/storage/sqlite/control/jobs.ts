@@ -38,12 +38,13 @@ export const JobQueries = Effect.gen(function*() {
         Effect.orDie
       ),
 
+    /** A finished job keeps no payload (an ingest's holds the user's messages): `payload` is NOT NULL, so the empty object. */
     succeed: (jobId: string, owner: string, result: unknown, at: string) =>
-      sql`UPDATE jobs SET status = 'succeeded', result = ${JSON.stringify(result)}, error = NULL, finished_at = ${at}, lease_owner = NULL
+      sql`UPDATE jobs SET status = 'succeeded', payload = '{}', result = ${JSON.stringify(result)}, error = NULL, finished_at = ${at}, lease_owner = NULL
           WHERE job_id = ${jobId} AND status = 'running' AND lease_owner = ${owner}`.pipe(Effect.asVoid, Effect.orDie),
 
     fail: (jobId: string, owner: string, error: string, at: string) =>
-      sql`UPDATE jobs SET status = 'failed', error = ${error}, finished_at = ${at}, lease_owner = NULL
+      sql`UPDATE jobs SET status = 'failed', payload = '{}', error = ${error}, finished_at = ${at}, lease_owner = NULL
           WHERE job_id = ${jobId} AND status = 'running' AND lease_owner = ${owner}`.pipe(Effect.asVoid, Effect.orDie),
 
     release: (owner: string) =>

@@ -4,7 +4,7 @@ import type { EdgeRow, FactRow, ScopeFilter } from "../../../domain/records.js"
 import { inBatches } from "./batches.js"
 import { FACT_COLUMNS, RetrievalQueries, scopedTo } from "./retrieval.js"
 
-/** Queries of the graph routes over one user's store. Facts of any status; scope narrows. */
+/** Queries of the graph routes over one user's store. Facts of any status but archived (forgotten); scope narrows. */
 export const GraphQueries = (sql: SqlClient.SqlClient) => {
   const retrieval = RetrievalQueries(sql)
   // Each lookup goes through one index (src or dst): an OR across both would scan the table.
@@ -14,7 +14,8 @@ export const GraphQueries = (sql: SqlClient.SqlClient) => {
     FROM edges e JOIN facts s ON s.fact_id = e.src_fact_id
       LEFT JOIN facts d ON d.fact_id = e.dst_id
       LEFT JOIN entities n ON n.entity_id = e.dst_id`
-  const inScope = (scope: ScopeFilter) => sql`${scopedTo(sql, "s", scope)} AND (d.fact_id IS NULL OR ${scopedTo(sql, "d", scope)})`
+  const inScope = (scope: ScopeFilter) =>
+    sql`${scopedTo(sql, "s", scope)} AND s.status <> 'archived' AND (d.fact_id IS NULL OR (${scopedTo(sql, "d", scope)} AND d.status <> 'archived'))`
   return {
     /** Entities whose normalized name contains the needle: an exact match first, then shorter names. */
     entitiesMatching: (needle: string, limit: number) =>
@@ -30,12 +31,13 @@ export const GraphQueries = (sql: SqlClient.SqlClient) => {
       sql<FactRow>`
         SELECT ${sql.literal(FACT_COLUMNS)} FROM facts f
         WHERE f.fact_id IN (SELECT fact_id FROM fact_entity_roles WHERE entity_id IN ${sql.in(entityIds)})
-          AND ${scopedTo(sql, "f", scope)}
+          AND ${scopedTo(sql, "f", scope)} AND f.status <> 'archived'
         ORDER BY f.occurred_at, f.seq`,
 
     factsByIds: (factIds: ReadonlyArray<string>, scope: ScopeFilter) =>
       inBatches(factIds, (chunk) =>
-        sql<FactRow>`SELECT ${sql.literal(FACT_COLUMNS)} FROM facts f WHERE f.fact_id IN ${sql.in(chunk)} AND ${scopedTo(sql, "f", scope)}`),
+        sql<FactRow>`SELECT ${sql.literal(FACT_COLUMNS)} FROM facts f
+                      WHERE f.fact_id IN ${sql.in(chunk)} AND ${scopedTo(sql, "f", scope)} AND f.status <> 'archived'`),
 
     /** Edges from or to the given facts whose fact endpoints are all within scope. */
     edgesOfFacts: (factIds: ReadonlyArray<string>, scope: ScopeFilter) =>

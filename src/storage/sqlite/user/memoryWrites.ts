@@ -3,13 +3,17 @@ import { Clock, Effect, Option } from "effect"
 import type { AuditContext } from "../../../domain/audit.js"
 import { archiveAllEvent, archiveEvent, purgeEvent } from "../../../domain/auditEvents.js"
 import { utcTimestamp } from "../../../util/timestamps.js"
-import { inScope, type NewEvent, type ScopeFilter } from "../../../domain/records.js"
+import { type FactRow, inScope, type NewEvent, type ScopeFilter } from "../../../domain/records.js"
 import type { SessionWrite } from "../../sessionWrite.js"
-import type { CorrectionOutcome, SessionOutcome } from "../../UserStore.js"
+import { toEmbed } from "../../forgetting.js"
+import type { CorrectionOutcome, SessionOutcome, TurnToEmbed } from "../../UserStore.js"
+import { inBatches } from "./batches.js"
 import { appliedJobResult, markJobApplied } from "./appliedJobs.js"
 import { insertEvent, insertEvents } from "./events.js"
 import { FactQueries } from "./facts.js"
-import { purgeFact } from "./purge.js"
+import { forgetFacts, forgottenWith } from "./forget.js"
+import { FACT_COLUMNS } from "./retrieval.js"
+import { VectorQueries } from "./vectors.js"
 import { writeSession } from "./sessionWrites.js"
 
 // The units of work that change a user's memories, each one transaction with its audit events.
@@ -57,29 +61,50 @@ export const correctMemory = (
 export const archiveMemory = (sql: SqlClient.SqlClient, memoryId: string, audit: AuditContext) =>
   sql.withTransaction(Effect.gen(function*() {
     const fact = yield* FactQueries(sql).find(memoryId)
-    if (fact === undefined) return Option.none<{ readonly already: boolean }>()
-    if (fact.status === "archived") return Option.some({ already: true })
+    if (fact === undefined) return Option.none()
+    if (fact.status === "archived") return Option.some({ already: true, reembed: [] })
     const { now } = yield* clock
-    yield* sql`UPDATE facts SET status = 'archived', updated_at = ${now} WHERE fact_id = ${memoryId}`
+    const { rewrites } = yield* forgetFacts(sql, "archive", yield* forgottenWith(sql, memoryId), now)
     yield* insertEvent(sql, archiveEvent(fact, audit), audit, now)
-    return Option.some({ already: false })
+    return Option.some({ already: false, reembed: toEmbed(rewrites) })
   }))
 
 export const purgeMemory = (sql: SqlClient.SqlClient, memoryId: string, audit: AuditContext) =>
   sql.withTransaction(Effect.gen(function*() {
     const fact = yield* FactQueries(sql).find(memoryId)
     if (fact === undefined) return Option.none()
-    const cascaded = yield* purgeFact(sql, fact)
     const { now } = yield* clock
-    yield* insertEvent(sql, purgeEvent(fact, cascaded, audit), audit, now)
-    return Option.some(cascaded)
+    const facts = yield* forgottenWith(sql, memoryId)
+    const { cascaded, rewrites } = yield* forgetFacts(sql, "purge", facts, now)
+    const all = { ...cascaded, versions: facts.length, turns_redacted: rewrites.length }
+    yield* insertEvent(sql, purgeEvent(fact, all, audit), audit, now)
+    return Option.some({ cascaded: all, reembed: toEmbed(rewrites) })
   }))
 
 export const archiveAllMemories = (sql: SqlClient.SqlClient, audit: AuditContext) =>
   sql.withTransaction(Effect.gen(function*() {
     const { now } = yield* clock
-    const [row] = yield* sql<{ readonly n: number }>`SELECT count(*) AS n FROM facts WHERE status = 'active'`
-    yield* sql`UPDATE facts SET status = 'archived', updated_at = ${now} WHERE status = 'active'`
-    yield* insertEvent(sql, archiveAllEvent(row?.n ?? 0, audit), audit, now)
-    return row?.n ?? 0
+    const facts = yield* sql<FactRow>`SELECT ${sql.literal(FACT_COLUMNS)} FROM facts f WHERE f.status <> 'archived'`
+    const current = facts.filter((fact) => fact.status === "active").length
+    const { rewrites } = yield* forgetFacts(sql, "archive", facts, now)
+    yield* insertEvent(sql, archiveAllEvent(current, audit), audit, now)
+    return { archived: current, reembed: toEmbed(rewrites) }
+  }))
+
+/** Vectors of turns forgetting rewrote, stored where the turn still reads as embedded. */
+export const embedTurns = (
+  sql: SqlClient.SqlClient,
+  model: string,
+  turns: ReadonlyArray<TurnToEmbed & { readonly vector: Float32Array }>
+) =>
+  sql.withTransaction(Effect.gen(function*() {
+    if (turns.length === 0) return
+    const current = yield* inBatches(turns.map((turn) => turn.seq), (batch) =>
+      sql<TurnToEmbed>`SELECT seq, content FROM turns WHERE seq IN ${sql.in(batch)}`)
+    const reads = new Map(current.map((turn) => [turn.seq, turn.content]))
+    const vectors = VectorQueries(sql)
+    const rows = turns.filter((turn) => reads.get(turn.seq) === turn.content)
+    for (const row of rows) yield* vectors.remove("turn", row.seq)
+    const stored = yield* vectors.insert("turn", { model, dimensions: turns[0]!.vector.length }, rows)
+    if (!stored) yield* Effect.logWarning("turn vectors not stored: the store holds another embedding model or dimension")
   }))

@@ -140,5 +140,13 @@ export const userStoreMigrations = {
   "0003_store_meta": Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
     yield* sql`CREATE TABLE store_meta (key TEXT PRIMARY KEY, value TEXT NOT NULL)`
+  }),
+  // A turn as recorded, kept beside the text shown (and searched) while archived memories' words
+  // are elided from it; full-text deletes that erase the words from the index itself.
+  "0004_forgetting": Effect.gen(function*() {
+    const sql = yield* SqlClient.SqlClient
+    yield* sql`ALTER TABLE turns ADD COLUMN recorded_content TEXT`
+    yield* sql`INSERT INTO facts_fts (facts_fts, rank) VALUES ('secure-delete', 1)`
+    yield* sql`INSERT INTO turns_fts (turns_fts, rank) VALUES ('secure-delete', 1)`
   })
 }

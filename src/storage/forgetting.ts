@@ -1,0 +1,95 @@
+import { ELISION, hasWords, REDACTION, withoutMemories } from "../domain/excerpts.js"
+
+// What archiving or purging memories does to the turns they were taken from, the same on every
+// backend: a backend reads the turns and the memories linked to them, and writes back what this
+// decides, in the transaction that archives or purges.
+
+/** A turn as stored: `content` as shown, and the text as recorded when it differs (archived memories elided). */
+export interface StoredTurnText {
+  readonly seq: number
+  readonly content: string
+  readonly recorded_content: string | null
+}
+
+/** What erasing facts removed with them: none of anything yet. */
+export const NOTHING_ERASED = { vectors: 0, fact_entity_roles: 0, fact_edges: 0, fact_sources: 0 }
+
+/** A memory's statement, linked to a turn it was taken from. */
+export interface TurnLink {
+  readonly seq: number
+  readonly statement: string
+}
+
+/** A turn to write back: its new text, and whether it still says enough to be embedded again (its old vector goes). */
+export interface TurnRewrite extends StoredTurnText {
+  readonly embed: boolean
+}
+
+/** A passage taken out of a turn, and what stands in its place. */
+export interface RemovedPassage {
+  readonly text: string
+  readonly marker: string
+}
+
+const statementsAt = (links: ReadonlyArray<TurnLink>, seq: number) => links.flatMap((link) => link.seq === seq ? [link.statement] : [])
+
+/**
+ * The turns rewritten: the words of `purged` memories replaced in the recorded text by the
+ * redaction marker, then those of every `archived` memory linked to the turn elided from the
+ * text shown. Only turns that change are answered, with every passage taken out.
+ */
+export const rewriteTurns = (
+  turns: ReadonlyArray<StoredTurnText>,
+  links: { readonly purged: ReadonlyArray<TurnLink>; readonly archived: ReadonlyArray<TurnLink> }
+) => {
+  const rewrites: Array<TurnRewrite> = []
+  const removed: Array<RemovedPassage> = []
+  for (const turn of turns) {
+    const recorded = turn.recorded_content ?? turn.content
+    const redacted = withoutMemories(recorded, statementsAt(links.purged, turn.seq), REDACTION)
+    const shown = withoutMemories(redacted.text, statementsAt(links.archived, turn.seq), ELISION)
+    removed.push(...redacted.removed.map((text) => ({ text, marker: REDACTION })), ...shown.removed.map((text) => ({ text, marker: ELISION })))
+    if (shown.text === turn.content && redacted.text === recorded) continue
+    rewrites.push({
+      seq: turn.seq,
+      content: shown.text,
+      recorded_content: shown.text === redacted.text ? null : redacted.text,
+      embed: hasWords(shown.text)
+    })
+  }
+  return { rewrites, removed }
+}
+
+/** Text with every removed passage replaced by its marker. */
+export const withoutPassages = (text: string, removed: ReadonlyArray<RemovedPassage>) =>
+  removed.reduce((kept, passage) => passage.text === "" ? kept : kept.replaceAll(passage.text, passage.marker), text)
+
+/**
+ * A memory's metadata with the removed passages taken out of its support text (a copy of its
+ * source turns made when it was written); none when nothing changes.
+ */
+export const scrubbedMetadata = (metadata: string, removed: ReadonlyArray<RemovedPassage>): string | undefined => {
+  const parsed: unknown = JSON.parse(metadata)
+  if (typeof parsed !== "object" || parsed === null || Array.isArray(parsed)) return undefined
+  const support: unknown = (parsed as Record<string, unknown>).support_text
+  if (typeof support !== "string") return undefined
+  const kept = withoutPassages(support, removed)
+  return kept === support ? undefined : JSON.stringify({ ...parsed, support_text: kept })
+}
+
+/**
+ * An event about a purged memory, keeping its type, ids and action but none of the memory's
+ * words: a statement it quoted goes, and any removed passage or statement in its reason is replaced.
+ */
+export const scrubbedEvent = (
+  event: { readonly reason: string | null; readonly details: string },
+  words: ReadonlyArray<RemovedPassage>
+) => {
+  const parsed: unknown = JSON.parse(event.details)
+  const details = typeof parsed === "object" && parsed !== null && !Array.isArray(parsed) ? { ...parsed as Record<string, unknown> } : {}
+  delete details.statement
+  return { reason: event.reason === null ? null : withoutPassages(event.reason, words), details: JSON.stringify(details) }
+}
+
+/** The rewritten turns that still say something, to embed again. */
+export const toEmbed = (rewrites: ReadonlyArray<TurnRewrite>) => rewrites.flatMap((turn) => turn.embed ? [{ seq: turn.seq, content: turn.content }] : [])

@@ -1,0 +1,117 @@
+import type { SqlClient } from "@effect/sql"
+import { Effect } from "effect"
+import { REDACTION } from "../../../domain/excerpts.js"
+import { type FactRow, factMetadata } from "../../../domain/records.js"
+import { NOTHING_ERASED, rewriteTurns, scrubbedEvent, scrubbedMetadata, type StoredTurnText, type TurnLink } from "../../forgetting.js"
+import { UserPostings } from "./postings.js"
+import { FACT_COLUMNS, inList } from "./rows.js"
+import type { UserWrites } from "./writes.js"
+
+// Archiving and purging inside the caller's unit of work: the memories change, and so do the
+// turns they were taken from (storage/forgetting.ts decides how).
+
+/** Facts `f` joined to the turns `t` they were taken from. */
+const LINKS = `FROM fact_sources fs JOIN facts f ON f.user_id = fs.user_id AND f.fact_id = fs.fact_id
+  JOIN spans sp ON sp.user_id = fs.user_id AND sp.span_id = fs.span_id JOIN turns t ON t.user_id = sp.user_id AND t.turn_id = sp.turn_id`
+
+const count = (rows: ReadonlyArray<{ readonly n: number }>) => Number(rows[0]?.n ?? 0)
+
+/**
+ * What forgetting a memory takes with it: the memory, every version it superseded, and every
+ * profile that cites any of them.
+ */
+export const forgottenWith = (sql: SqlClient.SqlClient, userId: string, memoryId: string) =>
+  Effect.gen(function*() {
+    const versions = yield* sql<FactRow>`
+      WITH RECURSIVE chain (fact_id) AS (
+        SELECT ${memoryId}::text UNION SELECT f.fact_id FROM facts f JOIN chain c ON f.user_id = ${userId} AND f.superseded_by = c.fact_id)
+      SELECT ${sql.literal(FACT_COLUMNS)} FROM facts f WHERE f.user_id = ${userId} AND f.fact_id IN (SELECT fact_id FROM chain) ORDER BY f.seq`
+    const ids = new Set(versions.map((fact) => fact.fact_id))
+    const profiles = yield* sql<FactRow>`SELECT ${sql.literal(FACT_COLUMNS)} FROM facts f WHERE f.user_id = ${userId} AND f.kind = 'profile' ORDER BY f.seq`
+    const citing = profiles.filter((profile) => {
+      const citations = factMetadata(profile).citations
+      return !ids.has(profile.fact_id) && Array.isArray(citations) && citations.some((id) => typeof id === "string" && ids.has(id))
+    })
+    return [...versions, ...citing]
+  })
+
+/**
+ * Archives (status `archived`, records kept) or purges (rows erased) the facts, and rewrites the
+ * turns they came from: a purged memory's words redacted from the turn as recorded, every
+ * archived memory's words elided from the turn as shown, each changed turn's postings following
+ * it and its vector dropped. Other memories' support texts and, on purge, the events about the
+ * purged ones lose the words too. Answers the turns to embed again.
+ */
+export const forgetFacts = (
+  sql: SqlClient.SqlClient,
+  userId: string,
+  writes: ReturnType<typeof UserWrites>,
+  mode: "archive" | "purge",
+  facts: ReadonlyArray<FactRow>,
+  now: string
+) =>
+  Effect.gen(function*() {
+    const ids = facts.map((fact) => fact.fact_id)
+    const sources = yield* sql<TurnLink>`
+      SELECT DISTINCT t.seq, f.content AS statement ${sql.literal(LINKS)} WHERE fs.user_id = ${userId} AND ${inList(sql, "fs.fact_id", ids)}`
+    yield* sql`UPDATE entities SET profile_stale = TRUE, updated_at = ${now} WHERE user_id = ${userId}
+               AND entity_id IN (SELECT entity_id FROM fact_entity_roles WHERE user_id = ${userId} AND ${inList(sql, "fact_id", ids)})`
+    const cascaded = mode === "purge" ? yield* purgeFacts(sql, userId, writes, ids) : NOTHING_ERASED
+    if (mode === "archive") {
+      yield* sql`UPDATE facts SET status = 'archived', updated_at = ${now}
+                 WHERE user_id = ${userId} AND ${inList(sql, "fact_id", ids)} AND status <> 'archived'`
+    }
+    const seqs = [...new Set(sources.map((link) => link.seq))]
+    const turns = yield* sql<StoredTurnText & { readonly embedded: boolean }>`
+      SELECT seq, content, recorded_content, embedding IS NOT NULL AS embedded FROM turns WHERE user_id = ${userId} AND ${inList(sql, "seq", seqs)}`
+    const archived = yield* sql<TurnLink>`
+      SELECT DISTINCT t.seq, f.content AS statement ${sql.literal(LINKS)}
+      WHERE t.user_id = ${userId} AND ${inList(sql, "t.seq", seqs)} AND f.status = 'archived'`
+    const { removed, rewrites } = rewriteTurns(turns, { purged: mode === "purge" ? sources : [], archived })
+    const postings = UserPostings(sql, userId)
+    let lexemes = 0
+    for (const turn of rewrites) {
+      lexemes += yield* postings.reindexRow("turns", turn.seq, sql`content = ${turn.content}, recorded_content = ${turn.recorded_content}, embedding = NULL`)
+    }
+    yield* writes.countIndexed("turns", 0, lexemes)
+    const rewritten = new Set(rewrites.map((turn) => turn.seq))
+    const unembedded = turns.filter((turn) => turn.embedded && rewritten.has(turn.seq)).length
+    yield* sql`UPDATE users SET turns_vectors_removed = turns_vectors_removed + ${unembedded} WHERE user_id = ${userId}`
+    const others = yield* sql<{ readonly fact_id: string; readonly metadata: string }>`
+      SELECT DISTINCT f.fact_id, f.metadata ${sql.literal(LINKS)}
+      WHERE t.user_id = ${userId} AND ${inList(sql, "t.seq", seqs)} AND f.status <> 'archived'`
+    for (const other of others) {
+      const metadata = scrubbedMetadata(other.metadata, removed)
+      if (metadata !== undefined) yield* sql`UPDATE facts SET metadata = ${metadata} WHERE user_id = ${userId} AND fact_id = ${other.fact_id}`
+    }
+    if (mode === "purge") {
+      const words = [...removed, ...facts.map((fact) => ({ text: fact.content, marker: REDACTION }))]
+      const events = yield* sql<{ readonly event_id: string; readonly reason: string | null; readonly details: string }>`
+        SELECT event_id, reason, details FROM events WHERE user_id = ${userId} AND ${inList(sql, "memory_id", ids)}`
+      for (const event of events) {
+        const kept = scrubbedEvent(event, words)
+        yield* sql`UPDATE events SET reason = ${kept.reason}, details = ${kept.details} WHERE user_id = ${userId} AND event_id = ${event.event_id}`
+      }
+    }
+    return { rewrites, cascaded }
+  })
+
+/** Erases facts for good: their vectors go with their rows, their roles, edges from and to them, and their source links with them. */
+const purgeFacts = (sql: SqlClient.SqlClient, userId: string, writes: ReturnType<typeof UserWrites>, ids: ReadonlyArray<string>) =>
+  Effect.gen(function*() {
+    const these = (column: string) => inList(sql, column, ids)
+    const [vectors, roles, edges, sources] = yield* Effect.all([
+      sql<{ readonly n: number }>`SELECT count(*) AS n FROM facts WHERE user_id = ${userId} AND ${these("fact_id")} AND embedding IS NOT NULL`,
+      sql<{ readonly n: number }>`SELECT count(*) AS n FROM fact_entity_roles WHERE user_id = ${userId} AND ${these("fact_id")}`,
+      sql<{ readonly n: number }>`SELECT count(*) AS n FROM edges WHERE user_id = ${userId} AND (${these("src_fact_id")} OR ${these("dst_id")})`,
+      sql<{ readonly n: number }>`SELECT count(*) AS n FROM fact_sources WHERE user_id = ${userId} AND ${these("fact_id")}`
+    ])
+    yield* sql`DELETE FROM edges WHERE user_id = ${userId} AND (${these("src_fact_id")} OR ${these("dst_id")})`
+    yield* sql`DELETE FROM fact_entity_roles WHERE user_id = ${userId} AND ${these("fact_id")}`
+    yield* sql`DELETE FROM fact_sources WHERE user_id = ${userId} AND ${these("fact_id")}`
+    yield* sql`UPDATE facts SET superseded_by = NULL WHERE user_id = ${userId} AND ${these("superseded_by")}`
+    const deleted = yield* UserPostings(sql, userId).delete("facts", these("fact_id"))
+    yield* writes.countIndexed("facts", -deleted.length, -deleted.reduce((sum, row) => sum + row.lexemes, 0))
+    yield* sql`UPDATE users SET facts_vectors_removed = facts_vectors_removed + ${count(vectors)} WHERE user_id = ${userId}`
+    return { vectors: count(vectors), fact_entity_roles: count(roles), fact_edges: count(edges), fact_sources: count(sources) }
+  })
