@@ -95,7 +95,9 @@ const MIGRATIONS: ReadonlyArray<{ readonly id: number; readonly name: string; re
   name: "forgetting",
   statements: [
     // A turn as recorded, kept beside the text shown (and searched) while archived memories' words are elided from it.
-    `ALTER TABLE turns ADD COLUMN recorded_content text`
+    `ALTER TABLE turns ADD COLUMN recorded_content text`,
+    // A finished job keeps no payload (its messages are users' words); those finished before now lose theirs.
+    `UPDATE jobs SET payload = '{}' WHERE status IN ('succeeded', 'failed')`
   ]
 }]
 

@@ -53,7 +53,12 @@ export const controlMigrations = {
     const sql = yield* SqlClient.SqlClient
     // The worker holding a running job: one process holds a data root, so any other holder is gone.
     yield* sql`ALTER TABLE jobs ADD COLUMN lease_owner TEXT`
+  }),
+  "0003_finished_payloads": Effect.gen(function*() {
+    const sql = yield* SqlClient.SqlClient
+    // A finished job keeps no payload (its messages are users' words); those finished before now lose theirs.
+    yield* sql`UPDATE jobs SET payload = '{}' WHERE status IN ('succeeded', 'failed')`
   })
 }
 
-export const LATEST_CONTROL_MIGRATION = 2
+export const LATEST_CONTROL_MIGRATION = 3
