@@ -1,4 +1,5 @@
 import { describe, expect, it } from "@effect/vitest"
+import Database from "better-sqlite3"
 import { Effect, Exit, Scope } from "effect"
 import * as NodeFs from "node:fs"
 import { stubEmbedding } from "../scripts/stubs/embedding.js"
@@ -42,6 +43,7 @@ const MARKER: Record<Mode, string> = { archive: "[…]", purge: "[redacted]" }
 interface MemoryView {
   readonly id: string
   readonly content: string
+  readonly kind: string
   readonly status: string
   readonly metadata: Record<string, unknown>
 }
@@ -300,7 +302,8 @@ for (const mode of MODES) {
         expect((yield* get(`${baseUrl}/v1/memories/${server.pin.id}?user_id=alice`)).body).toMatchObject({ status: "superseded" })
         const forgotten = yield* forget(baseUrl, "alice", newest, mode)
         expect(forgotten.body).toMatchObject({ deleted: true })
-        if (mode === "purge") expect(forgotten.body).toMatchObject({ cascaded: { versions: 1, turns_redacted: 2 } })
+        // Two versions erased (the memory counted), and the turn of each.
+        if (mode === "purge") expect(forgotten.body).toMatchObject({ cascaded: { versions: 2, turns_redacted: 2 } })
         for (const id of [newest, server.pin.id]) expect((yield* get(`${baseUrl}/v1/memories/${id}?user_id=alice`)).status, id).toBe(404)
         for (const query of ["bank PIN", "4417", "5520"]) {
           const text = shown((yield* search(baseUrl, query, { include_superseded: true })).body, ["query"])
@@ -341,6 +344,39 @@ for (const mode of MODES) {
         }
         // The PIN turn, which holds no word of this memory, is as it was.
         expect(((yield* search(baseUrl, "bank PIN 4417")).body as SearchBody).hits.some((hit) => hit.content === TURN)).toBe(true)
+      }))
+  })
+}
+
+for (const mode of MODES) {
+  describe(`profiles built from a forgotten memory (${mode})`, () => {
+    it.scoped("a profile (dream) citing it goes with it, and the next dream rebuilds the profile without it", () =>
+      Effect.gen(function*() {
+        const server = yield* remembered()
+        const { baseUrl } = server
+        const dream = () => sendJson(`${baseUrl}/v1/maintenance/dream`, { user_id: "alice", batch_size: 100 })
+        expect((yield* dream()).body).toMatchObject({ status: "ok", remaining_stale: 0 })
+        // The user's profile sums up the memories about the user, the PIN among them.
+        const profiles = (yield* memoriesOf(baseUrl, "alice")).filter((memory) => memory.kind === "profile")
+        expect(profiles.some((profile) => profile.content.includes("4417")), JSON.stringify(profiles)).toBe(true)
+        yield* forget(baseUrl, "alice", server.pin.id, mode)
+        const check = (when: string) =>
+          Effect.gen(function*() {
+            const listed = yield* get(`${baseUrl}/v1/memories?user_id=alice&limit=500`)
+            expect(listed.text, `GET /v1/memories ${when}`).not.toContain("4417")
+            for (const query of QUERIES) {
+              expect(shown((yield* search(baseUrl, query)).body, ["query"]), `search "${query}" ${when}`).not.toContain("4417")
+              expect(shown((yield* sendJson(`${baseUrl}/v1/context`, { user_id: "alice", query })).body), `context "${query}" ${when}`).not.toContain("4417")
+            }
+            const timeline = yield* get(`${baseUrl}/v1/entity_timeline?user_id=alice&entity_id=user`)
+            expect(timeline.text, `entity_timeline user ${when}`).not.toContain("4417")
+          })
+        yield* check("once forgotten")
+        expect((yield* dream()).body).toMatchObject({ status: "ok", remaining_stale: 0 })
+        yield* check("after the next dream")
+        const rebuilt = (yield* memoriesOf(baseUrl, "alice")).filter((memory) => memory.kind === "profile" && memory.content.startsWith("user:"))
+        expect(rebuilt).toHaveLength(1)
+        expect(rebuilt[0]?.content).toContain("cello")
       }))
   })
 }
@@ -393,7 +429,8 @@ describe("purge", () => {
         id: server.pin.id,
         deleted: true,
         purged: true,
-        cascaded: { versions: 0, turns_redacted: 1, vectors: 1, fact_entity_roles: 2, fact_edges: 2, fact_sources: 1 }
+        // One version erased: the memory itself, which superseded none.
+        cascaded: { versions: 1, turns_redacted: 1, vectors: 1, fact_entity_roles: 2, fact_edges: 2, fact_sources: 1 }
       })
       const rows = userRows(server)
       const [turn] = yield* rows.select("alice", "turns", { columns: ["content"], where: { turn_id: "s1_turn_1" } })
@@ -418,6 +455,23 @@ describe("purge", () => {
       const requests = yield* get(`${baseUrl}/v1/admin/requests?limit=1000`)
       expect(requests.status).toBe(200)
       expect(requests.text).not.toContain("4417")
+    }))
+
+  it.scopedLive("an answer job that quoted it keeps none of its words in its result", () =>
+    Effect.gen(function*() {
+      const server = yield* remembered()
+      const { baseUrl } = server
+      const accepted = yield* sendJson(`${baseUrl}/v1/answer`, { user_id: "alice", question: "what is my PIN number", async_mode: true })
+      expect(accepted.status).toBe(202)
+      const jobId = (accepted.body as { job_id: string }).job_id
+      const job = yield* waitForJob(baseUrl, jobId)
+      expect(JSON.stringify(job.result)).toContain("4417")
+      expect((yield* forget(baseUrl, "alice", server.pin.id, "purge")).body).toMatchObject({ deleted: true, purged: true })
+      const read = yield* get(`${baseUrl}/v1/jobs/${jobId}`)
+      expect(read.status).toBe(200)
+      expect(read.body).toMatchObject({ status: "succeeded", kind: "answer" })
+      expect(read.text).not.toContain("4417")
+      expect(JSON.stringify(yield* controlRows(server).select("jobs", { columns: ["payload", "result", "error"], where: { job_id: jobId } }))).not.toContain("4417")
     }))
 
   it.scopedLive("a finished ingest job keeps no copy of the request it was given", () =>
@@ -608,4 +662,65 @@ describe("a purge cut off by SIGKILL (real processes)", () => {
       await stub.close()
     }
   }, 180_000)
+})
+
+describe.skipIf(onPostgres)("a purge cut off by SIGKILL between the user's store and the control plane (SQLite, real processes)", () => {
+  it("a job result that quoted the memory keeps none of its words once the memory is gone, even when the process died in between", async () => {
+    const stub = await startProviderStub({ provider: "openai" })
+    const deployment = await Effect.runPromise(freshDeployment)
+    const env = serviceEnv(deployment, { ...llmEnv(stub), SERVICE_EMBED_MODEL: "stub-embed", SERVICE_ALLOW_PURGE: "true" })
+    const rows = userRows(deployment)
+    let service = await startProcess(env)
+    try {
+      const ingested = await http(service.port, "/v1/memories", {
+        method: "POST",
+        body: JSON.stringify({ user_id: "alice", session_id: "s1", async_mode: false, messages: [{ role: "user", content: TURN }] })
+      })
+      expect(ingested.status).toBe(200)
+      const listed = await http(service.port, "/v1/memories?user_id=alice")
+      const pin = (listed.body as { memories: ReadonlyArray<MemoryView> }).memories.find((memory) => memory.content.includes("4417"))
+      expect(pin).toBeDefined()
+      const pinId = pin?.id ?? ""
+      const accepted = await http(service.port, "/v1/answer", { method: "POST", body: JSON.stringify({ user_id: "alice", question: "what is my PIN number", async_mode: true }) })
+      const jobId = (accepted.body as { job_id: string }).job_id
+      let job = await http(service.port, `/v1/jobs/${jobId}`)
+      for (let i = 0; i < 250 && (job.body as { status: string }).status !== "succeeded"; i++) {
+        await new Promise((resolve) => setTimeout(resolve, 20))
+        job = await http(service.port, `/v1/jobs/${jobId}`)
+      }
+      expect(JSON.stringify(job.body)).toContain("4417")
+      // Another connection holds the control database's write lock: whatever the purge writes there waits.
+      const control = new Database(controlFile(deployment.dataRoot))
+      control.exec("BEGIN IMMEDIATE")
+      const dying = service
+      const purge = http(dying.port, `/v1/memories/${pinId}?user_id=alice&purge=true`, { method: "DELETE" }).catch(() => undefined)
+      // The process dies once the user's store has committed the purge (or, if it writes the control plane first, while it waits).
+      for (let i = 0; i < 100 && await Effect.runPromise(rows.count("alice", "facts", { fact_id: pinId })) > 0; i++) {
+        await new Promise((resolve) => setTimeout(resolve, 20))
+      }
+      await new Promise((resolve) => setTimeout(resolve, 200))
+      dying.child.kill("SIGKILL")
+      await dying.exited
+      await purge
+      control.exec("ROLLBACK")
+      control.close()
+      service = await startProcess(env)
+      const gone = await Effect.runPromise(rows.count("alice", "facts", { fact_id: pinId })) === 0
+      const read = await http(service.port, `/v1/jobs/${jobId}`)
+      expect(read.status).toBe(200)
+      if (gone) {
+        const [turn] = await Effect.runPromise(rows.select("alice", "turns", { columns: ["content"], where: { turn_id: "s1_turn_1" } }))
+        expectElided(String(turn?.content), TURN, EXCERPT, "[redacted]", "the stored turn")
+        expect(JSON.stringify(read.body), "the answer job's result, the memory being gone").not.toContain("4417")
+      } else {
+        // Not begun: the purge can be sent again, and then the result loses the words.
+        await http(service.port, `/v1/memories/${pinId}?user_id=alice&purge=true`, { method: "DELETE" })
+        expect(JSON.stringify((await http(service.port, `/v1/jobs/${jobId}`)).body)).not.toContain("4417")
+      }
+    } finally {
+      service.child.kill("SIGKILL")
+      await service.exited
+      await stub.close()
+    }
+  }, 120_000)
 })
