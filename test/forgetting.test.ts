@@ -392,6 +392,65 @@ for (const mode of MODES) {
   })
 }
 
+for (const mode of MODES) {
+  describe(`a memory said in two turns (${mode})`, () => {
+    it.scoped("its words leave each of its source turns", () =>
+      Effect.gen(function*() {
+        const server = yield* remembered()
+        const { baseUrl } = server
+        // The same statement again, in another session: merged into the memory as a second source.
+        const again = yield* ingest(baseUrl, { session_id: "s5", messages: [{ role: "user", content: "Remember this. My bank PIN is 4417." }] })
+        expect(again.status).toBe(200)
+        expect((yield* memoriesOf(baseUrl, "alice")).filter((memory) => mentions(memory.content, "4417"))).toHaveLength(1)
+        expect(yield* userRows(server).count("alice", "fact_sources", { fact_id: server.pin.id })).toBe(2)
+        const forgotten = yield* forget(baseUrl, "alice", server.pin.id, mode)
+        if (mode === "purge") expect(forgotten.body).toMatchObject({ cascaded: { turns_redacted: 2, fact_sources: 2 } })
+        for (const query of QUERIES) expectNoTraceOfThePin(shown((yield* search(baseUrl, query)).body, ["query"]), `search "${query}"`)
+        const remember = ((yield* search(baseUrl, "Remember this")).body as SearchBody).hits.find((hit) => hit.id === "ev_raw:s5_turn_1")
+        expect(remember?.content).toBeDefined()
+        expectElided(remember?.content ?? "", "Remember this. My bank PIN is 4417.", EXCERPT, MARKER[mode], "the second source turn as shown")
+      }))
+  })
+}
+
+describe("archive, then purge", () => {
+  it.scoped("purging an archived memory redacts the stored turn too, and nothing of it comes back", () =>
+    Effect.gen(function*() {
+      const server = yield* remembered()
+      const { baseUrl } = server
+      yield* forget(baseUrl, "alice", server.pin.id, "archive")
+      const purged = yield* forget(baseUrl, "alice", server.pin.id, "purge")
+      expect(purged.body).toMatchObject({ deleted: true, purged: true, cascaded: { versions: 1, turns_redacted: 1 } })
+      const [turn] = yield* userRows(server).select("alice", "turns", { columns: ["content"], where: { turn_id: "s1_turn_1" } })
+      expectNoMention(String(turn?.content), "4417", "the stored turn")
+      expect(String(turn?.content)).toContain("[redacted]")
+      expect(yield* userRows(server).count("alice", "facts", { fact_id: server.pin.id })).toBe(0)
+      for (const query of QUERIES) expectNoTraceOfThePin(shown((yield* search(baseUrl, query)).body, ["query"]), `search "${query}"`)
+      expectNoTraceOfThePin(JSON.stringify((yield* allEvents(baseUrl)).events), "the audit trail")
+      // A second purge finds nothing left, and changes nothing.
+      const again = yield* forget(baseUrl, "alice", server.pin.id, "purge")
+      expect(again.body).toMatchObject({ deleted: false, purged: true })
+      expect(yield* userRows(server).select("alice", "turns", { columns: ["content"], where: { turn_id: "s1_turn_1" } })).toEqual([turn])
+    }))
+})
+
+describe("archiving all of a user's memories", () => {
+  it.scoped("DELETE /v1/memories?user_id= takes every memory's words out of what is shown; a turn with no memory stays as said", () =>
+    Effect.gen(function*() {
+      const server = yield* remembered()
+      const { baseUrl } = server
+      const response = yield* rawFetch(`${baseUrl}/v1/memories?user_id=alice`, { method: "DELETE", headers: authHeaders() })
+      expect(response.body).toMatchObject({ deleted: true, archived: 3 })
+      for (const query of [...QUERIES, "Berlin Tomas", "cello Sundays"]) {
+        const text = shown((yield* search(baseUrl, query)).body, ["query"])
+        expectNoTraceOfThePin(text, `search "${query}"`)
+        expect(text, query).not.toMatch(/Berlin|Tomas|cello/)
+      }
+      const weather = (yield* search(baseUrl, "weather Lisbon")).body as SearchBody
+      expect(weather.hits.find((hit) => hit.id === "ev_raw:s2_turn_1")?.content).toBe(UNRELATED)
+    }))
+})
+
 describe("archive keeps the record", () => {
   it.scoped("the archived memory's row stays (archived), GET is 404, and the audit trail lists the archive", () =>
     Effect.gen(function*() {
