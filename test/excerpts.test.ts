@@ -17,9 +17,15 @@ describe("a memory's words in its turn", () => {
     expect(excerpts("The user's bank card PIN is 4417.", text)).toEqual(["My bank card is from Sparkasse.", "The PIN of my bank card is 4417."])
   })
 
-  it("are the whole turn when it is one sentence, or when no sentence shares a word", () => {
+  it("are every sentence when the turn is one sentence, or when no sentence shares a word", () => {
     expect(excerpts("The user's locker code is 9931.", "My locker code is 9931.")).toEqual(["My locker code is 9931."])
-    expect(excerpts("The user is vegetarian.", "I stopped eating meat. Fish too.")).toEqual(["I stopped eating meat. Fish too."])
+    expect(excerpts("The user is vegetarian.", "I stopped eating meat. Fish too.")).toEqual(["I stopped eating meat.", "Fish too."])
+    expect(withoutMemories("I stopped eating meat. Fish too.", ["The user is vegetarian."], ELISION).text).toBe("[…]")
+  })
+
+  it("leave the markers a turn already holds where they are", () => {
+    expect(excerpts("The user lives in Lyon.", "[redacted] I live in Lyon.")).toEqual(["I live in Lyon."])
+    expect(withoutMemories("[redacted] I live in Lyon.", ["The user lives in Lyon."], ELISION).text).toBe("[redacted] […]")
   })
 
   it("end at a line's end as well as at a full stop, but not inside a number", () => {

@@ -35,22 +35,20 @@ const sameWord = (a: string, b: string) => a === b || (Math.min(a.length, b.leng
 
 /**
  * Where a memory's words are in a turn it was taken from: the sentences that share the most of
- * its statement's content words (every one sharing at least half as many as the best), or the
- * whole turn when it is one sentence or no sentence shares a word. Erring towards more: what is
- * forgotten must not stay behind.
+ * its statement's content words (every one sharing at least half as many as the best), or every
+ * sentence (all the turn but the markers it holds) when it is one sentence or no sentence shares
+ * a word. Erring towards more: what is forgotten must not stay behind.
  */
 export const excerptRanges = (statement: string, text: string): ReadonlyArray<Range> => {
-  const whole = [{ start: 0, end: text.length }]
   const parts = sentences(text)
-  if (parts.length <= 1) return whole
+  if (parts.length <= 1) return parts
   const terms = analyseQuery(statement).terms.filter((term) => !NOT_TELLING.has(term))
   const scores = parts.map(({ end, start }) => {
     const words = analyseQuery(text.slice(start, end)).terms
     return terms.filter((term) => words.some((word) => sameWord(term, word))).length
   })
   const best = Math.max(...scores)
-  if (best === 0) return whole
-  return parts.filter((_, i) => scores[i]! > 0 && scores[i]! * 2 >= best)
+  return best === 0 ? parts : parts.filter((_, i) => scores[i]! > 0 && scores[i]! * 2 >= best)
 }
 
 /** Ranges in order, those that overlap or are apart by spaces only joined into one. */

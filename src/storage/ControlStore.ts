@@ -1,6 +1,7 @@
 import { Context, type Effect } from "effect"
 import type { StoreUnavailable } from "../api/errors.js"
 import type { ApiKeyRow, ClaimedJob, JobRow, LockContention, Page, RequestLogRow } from "../domain/records.js"
+import type { RemovedPassage } from "./forgetting.js"
 
 /**
  * The control plane of a deployment, in the domain's words: jobs, named keys, the request log
@@ -34,6 +35,11 @@ export interface ControlStoreOperations {
     readonly succeed: (jobId: string, owner: string, result: unknown, at: string) => Op<void>
     /** As `succeed`, the job failed with `error`: its payload dropped the same way. */
     readonly fail: (jobId: string, owner: string, error: string, at: string) => Op<void>
+    /**
+     * Takes purged words out of the results of the user's finished jobs (an answer quotes its
+     * evidence), each passage replaced by its marker; how many jobs changed.
+     */
+    readonly forgetWords: (userId: string, removed: ReadonlyArray<RemovedPassage>) => Op<number>
     /** Gives up `owner`'s running jobs (at shutdown), so that any worker may take them at once. */
     readonly release: (owner: string) => Op<void>
     readonly countByStatus: Op<Record<string, number>>

@@ -14,6 +14,7 @@ import type {
   StaleEntity,
   TurnRow
 } from "../domain/records.js"
+import type { RemovedPassage } from "./forgetting.js"
 import type { SessionWrite, SessionWritten } from "./sessionWrite.js"
 
 /** Why an operation on a user's data could not run: a user_id that names no valid scope, or a store that cannot be opened. */
@@ -146,9 +147,14 @@ export interface UserStoreOperations {
   /**
    * Erases a memory, the versions it superseded and the profiles citing them, with its event:
    * their words are redacted from the turns they came from and from the events about them. What
-   * went with it; none when there is no such memory.
+   * went with it, and the words taken out (to take out of copies kept elsewhere); none when there
+   * is no such memory.
    */
-  readonly purge: (userId: string, memoryId: string, audit: AuditContext) => Op<Option.Option<Forgotten<{ readonly cascaded: PurgeCascade }>>>
+  readonly purge: (
+    userId: string,
+    memoryId: string,
+    audit: AuditContext
+  ) => Op<Option.Option<Forgotten<{ readonly cascaded: PurgeCascade; readonly words: ReadonlyArray<RemovedPassage> }>>>
   /** Archives every memory of the user, as `archive` does, with one event; how many were current, none when the user has no store. */
   readonly archiveAll: (userId: string, audit: AuditContext) => Op<Option.Option<Forgotten<{ readonly archived: number }>>>
   /**

@@ -93,3 +93,25 @@ export const scrubbedEvent = (
 
 /** The rewritten turns that still say something, to embed again. */
 export const toEmbed = (rewrites: ReadonlyArray<TurnRewrite>) => rewrites.flatMap((turn) => turn.embed ? [{ seq: turn.seq, content: turn.content }] : [])
+
+const withoutPassagesIn = (value: unknown, removed: ReadonlyArray<RemovedPassage>): unknown => {
+  if (typeof value === "string") return withoutPassages(value, removed)
+  if (Array.isArray(value)) return value.map((item) => withoutPassagesIn(item, removed))
+  if (typeof value === "object" && value !== null) {
+    return Object.fromEntries(Object.entries(value).map(([key, item]) => [key, withoutPassagesIn(item, removed)]))
+  }
+  return value
+}
+
+/** A JSON document (a job's result) with the removed passages taken out of every string in it; none when nothing changes. */
+export const scrubbedJson = (json: string, removed: ReadonlyArray<RemovedPassage>): string | undefined => {
+  const kept = JSON.stringify(withoutPassagesIn(JSON.parse(json), removed))
+  return kept === JSON.stringify(JSON.parse(json)) ? undefined : kept
+}
+
+/** The jobs whose results held removed passages, with their results without them. */
+export const scrubbedResults = (jobs: ReadonlyArray<{ readonly job_id: string; readonly result: string }>, removed: ReadonlyArray<RemovedPassage>) =>
+  jobs.flatMap((job) => {
+    const result = scrubbedJson(job.result, removed)
+    return result === undefined ? [] : [{ job_id: job.job_id, result }]
+  })

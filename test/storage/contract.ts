@@ -2,6 +2,7 @@ import type { Layer } from "effect"
 import type { ControlStore } from "../../src/storage/ControlStore.js"
 import type { UserStore } from "../../src/storage/UserStore.js"
 import { controlContract } from "./controlContract.js"
+import { forgettingContract } from "./forgettingContract.js"
 import { graphContract } from "./graphContract.js"
 import { recallContract } from "./recallContract.js"
 import { writesContract } from "./writesContract.js"
@@ -23,6 +24,7 @@ export interface StorageBackend {
  */
 export const storageContract = (backend: StorageBackend) => {
   writesContract(backend)
+  forgettingContract(backend)
   recallContract(backend)
   graphContract(backend)
   controlContract(backend)

@@ -10,6 +10,8 @@ import { Embedder } from "../../llm/Embedder.js"
 import { LlmProvider } from "../../llm/LlmProvider.js"
 import { type FactRow, inScope } from "../../domain/records.js"
 import type { FactPlan } from "../../storage/sessionWrite.js"
+import { ControlStore } from "../../storage/ControlStore.js"
+import type { RemovedPassage } from "../../storage/forgetting.js"
 import { type Forgotten, UserStore } from "../../storage/UserStore.js"
 import { embedForWrite, embeddingModel } from "../ingest/embedWrites.js"
 import { extractFacts } from "../ingest/Extractor.js"
@@ -22,6 +24,7 @@ export class MemoryWrites extends Effect.Service<MemoryWrites>()("Memory/MemoryW
   effect: Effect.gen(function*() {
     const config = yield* AppConfig
     const store = yield* UserStore
+    const control = yield* ControlStore
     const embedder = yield* Embedder
     const llm = yield* LlmProvider
     const nothingExtracted = new Unprocessable({
@@ -56,15 +59,23 @@ export class MemoryWrites extends Effect.Service<MemoryWrites>()("Memory/MemoryW
         onSome: ({ already }) => new DeleteResult({ id: memoryId, deleted: true, already_deleted: already, purged: false, cascaded: {} })
       }))
 
+    /** Purged words also leave the results of the user's jobs (an answer quotes its evidence). */
+    const forgetInJobs = (userId: string, words: ReadonlyArray<RemovedPassage>) =>
+      Effect.flatMap(control.jobs.forgetWords(userId, words), (changed) =>
+        changed === 0 ? Effect.void : Effect.logInfo("purged words taken out of job results").pipe(Effect.annotateLogs({ user_id: userId, jobs: changed })))
+
     const purge = (userId: string, memoryId: string, audit: AuditContext) =>
-      Effect.map(Effect.flatMap(store.purge(userId, memoryId, audit), (forgotten) => reembed(userId, forgotten)), (forgotten) =>
+      store.purge(userId, memoryId, audit).pipe(
+        Effect.tap(Option.match({ onNone: () => Effect.void, onSome: ({ words }) => forgetInJobs(userId, words) })),
+        Effect.flatMap((forgotten) => reembed(userId, forgotten))
+      ).pipe(Effect.map((forgotten) =>
         new DeleteResult({
           id: memoryId,
           deleted: Option.isSome(forgotten),
           already_deleted: false,
           purged: true,
           cascaded: Option.match(forgotten, { onNone: () => NOTHING_PURGED, onSome: ({ cascaded }) => cascaded })
-        }))
+        })))
 
     /** The memory a correction targets, if it can be corrected: current, and within the request's scope. */
     const correctable = (old: FactRow | undefined, memoryId: string, request: UpdateMemoryRequest) => {

@@ -1,6 +1,7 @@
 import { Effect, Layer } from "effect"
 import type { ApiKeyRow, ClaimedJob, JobRow, RequestLogRow } from "../../../domain/records.js"
 import { ControlStore } from "../../ControlStore.js"
+import { scrubbedResults } from "../../forgetting.js"
 import { orUnavailable, PostgresDatabase } from "../database.js"
 
 const JOB_COLUMNS = "job_id, kind, status, user_id, result, error, created_at, finished_at"
@@ -45,6 +46,14 @@ export const PostgresControlStoreLive = Layer.effect(
         fail: (jobId, owner, error, at) =>
           sql`UPDATE jobs SET status = 'failed', payload = '{}', error = ${error}, finished_at = ${at}, ${released}
               WHERE job_id = ${jobId} AND status = 'running' AND lease_owner = ${owner}`.pipe(Effect.asVoid, orUnavailable),
+        forgetWords: (userId, removed) =>
+          sql.withTransaction(Effect.gen(function*() {
+            const jobs = yield* sql<{ readonly job_id: string; readonly result: string }>`
+              SELECT job_id, result FROM jobs WHERE user_id = ${userId} AND result IS NOT NULL FOR UPDATE`
+            const changed = scrubbedResults(jobs, removed)
+            for (const job of changed) yield* sql`UPDATE jobs SET result = ${job.result} WHERE job_id = ${job.job_id}`
+            return changed.length
+          })).pipe(orUnavailable),
         release: (owner) =>
           sql`UPDATE jobs SET ${released} WHERE status = 'running' AND lease_owner = ${owner}`.pipe(Effect.asVoid, orUnavailable),
         countByStatus: sql<{ readonly status: string; readonly n: number }>`SELECT status, count(*) AS n FROM jobs GROUP BY status`.pipe(

@@ -40,7 +40,8 @@ export const forgottenWith = (sql: SqlClient.SqlClient, userId: string, memoryId
  * turns they came from: a purged memory's words redacted from the turn as recorded, every
  * archived memory's words elided from the turn as shown, each changed turn's postings following
  * it and its vector dropped. Other memories' support texts and, on purge, the events about the
- * purged ones lose the words too. Answers the turns to embed again.
+ * purged ones lose the words too. Answers the turns to embed again, and on purge the words taken
+ * out (for copies held elsewhere).
  */
 export const forgetFacts = (
   sql: SqlClient.SqlClient,
@@ -84,8 +85,9 @@ export const forgetFacts = (
       const metadata = scrubbedMetadata(other.metadata, removed)
       if (metadata !== undefined) yield* sql`UPDATE facts SET metadata = ${metadata} WHERE user_id = ${userId} AND fact_id = ${other.fact_id}`
     }
+    // What a purge takes out wherever the words were copied: the passages and the statements.
+    const words = mode === "purge" ? [...removed, ...facts.map((fact) => ({ text: fact.content, marker: REDACTION }))] : []
     if (mode === "purge") {
-      const words = [...removed, ...facts.map((fact) => ({ text: fact.content, marker: REDACTION }))]
       const events = yield* sql<{ readonly event_id: string; readonly reason: string | null; readonly details: string }>`
         SELECT event_id, reason, details FROM events WHERE user_id = ${userId} AND ${inList(sql, "memory_id", ids)}`
       for (const event of events) {
@@ -93,7 +95,7 @@ export const forgetFacts = (
         yield* sql`UPDATE events SET reason = ${kept.reason}, details = ${kept.details} WHERE user_id = ${userId} AND event_id = ${event.event_id}`
       }
     }
-    return { rewrites, cascaded }
+    return { rewrites, cascaded, words }
   })
 
 /** Erases facts for good: their vectors go with their rows, their roles, edges from and to them, and their source links with them. */

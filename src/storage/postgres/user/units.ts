@@ -82,10 +82,10 @@ export const purgeMemory = (sql: SqlClient.SqlClient, userId: string, memoryId: 
       if (fact === undefined) return Option.none()
       const { now } = yield* clock
       const facts = yield* forgottenWith(sql, userId, memoryId)
-      const { cascaded, rewrites } = yield* forgetFacts(sql, userId, writes, "purge", facts, now)
+      const { cascaded, rewrites, words } = yield* forgetFacts(sql, userId, writes, "purge", facts, now)
       const all: PurgeCascade = { ...cascaded, versions: facts.length, turns_redacted: rewrites.length }
       yield* writes.insertEvents([purgeEvent(fact, all, audit)], audit, now)
-      return Option.some({ cascaded: all, reembed: toEmbed(rewrites) })
+      return Option.some({ cascaded: all, words, reembed: toEmbed(rewrites) })
     }))
 
 export const archiveAllMemories = (sql: SqlClient.SqlClient, userId: string, audit: AuditContext) =>

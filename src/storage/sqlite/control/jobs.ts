@@ -1,5 +1,6 @@
 import { Effect } from "effect"
 import type { ClaimedJob, JobRow } from "../../../domain/records.js"
+import { type RemovedPassage, scrubbedResults } from "../../forgetting.js"
 import { ControlDb } from "./ControlDb.js"
 
 /** SQL over the `jobs` table; infrastructure failures are defects. */
@@ -46,6 +47,15 @@ export const JobQueries = Effect.gen(function*() {
     fail: (jobId: string, owner: string, error: string, at: string) =>
       sql`UPDATE jobs SET status = 'failed', payload = '{}', error = ${error}, finished_at = ${at}, lease_owner = NULL
           WHERE job_id = ${jobId} AND status = 'running' AND lease_owner = ${owner}`.pipe(Effect.asVoid, Effect.orDie),
+
+    forgetWords: (userId: string, removed: ReadonlyArray<RemovedPassage>) =>
+      sql.withTransaction(Effect.gen(function*() {
+        const jobs = yield* sql<{ readonly job_id: string; readonly result: string }>`
+          SELECT job_id, result FROM jobs WHERE user_id = ${userId} AND result IS NOT NULL`
+        const changed = scrubbedResults(jobs, removed)
+        for (const job of changed) yield* sql`UPDATE jobs SET result = ${job.result} WHERE job_id = ${job.job_id}`
+        return changed.length
+      })).pipe(Effect.orDie),
 
     release: (owner: string) =>
       sql`UPDATE jobs SET lease_owner = NULL WHERE status = 'running' AND lease_owner = ${owner}`.pipe(Effect.asVoid, Effect.orDie),

@@ -38,7 +38,8 @@ export const forgottenWith = (sql: SqlClient.SqlClient, memoryId: string) =>
  * turns they came from: a purged memory's words redacted from the turn as recorded, every
  * archived memory's words elided from the turn as shown, each changed turn's full-text entry
  * following it (by trigger) and its vector dropped. Other memories' support texts and, on purge,
- * the events about the purged ones lose the words too. Answers the turns to embed again.
+ * the events about the purged ones lose the words too. Answers the turns to embed again, and on
+ * purge the words taken out (for copies held elsewhere).
  */
 export const forgetFacts = (sql: SqlClient.SqlClient, mode: "archive" | "purge", facts: ReadonlyArray<FactRow>, now: string) =>
   Effect.gen(function*() {
@@ -70,8 +71,9 @@ export const forgetFacts = (sql: SqlClient.SqlClient, mode: "archive" | "purge",
       const metadata = scrubbedMetadata(other.metadata, removed)
       if (metadata !== undefined) yield* sql`UPDATE facts SET metadata = ${metadata} WHERE fact_id = ${other.fact_id}`
     }
+    // What a purge takes out wherever the words were copied: the passages and the statements.
+    const words = mode === "purge" ? [...removed, ...facts.map((fact) => ({ text: fact.content, marker: REDACTION }))] : []
     if (mode === "purge") {
-      const words = [...removed, ...facts.map((fact) => ({ text: fact.content, marker: REDACTION }))]
       const events = yield* inBatches(ids, (batch) =>
         sql<{ readonly seq: number; readonly reason: string | null; readonly details: string }>`
           SELECT seq, reason, details FROM events WHERE memory_id IN ${sql.in(batch)}`)
@@ -80,5 +82,5 @@ export const forgetFacts = (sql: SqlClient.SqlClient, mode: "archive" | "purge",
         yield* sql`UPDATE events SET reason = ${kept.reason}, details = ${kept.details} WHERE seq = ${event.seq}`
       }
     }
-    return { rewrites, cascaded }
+    return { rewrites, cascaded, words }
   })

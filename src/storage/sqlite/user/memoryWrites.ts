@@ -75,10 +75,10 @@ export const purgeMemory = (sql: SqlClient.SqlClient, memoryId: string, audit: A
     if (fact === undefined) return Option.none()
     const { now } = yield* clock
     const facts = yield* forgottenWith(sql, memoryId)
-    const { cascaded, rewrites } = yield* forgetFacts(sql, "purge", facts, now)
+    const { cascaded, rewrites, words } = yield* forgetFacts(sql, "purge", facts, now)
     const all = { ...cascaded, versions: facts.length, turns_redacted: rewrites.length }
     yield* insertEvent(sql, purgeEvent(fact, all, audit), audit, now)
-    return Option.some({ cascaded: all, reembed: toEmbed(rewrites) })
+    return Option.some({ cascaded: all, words, reembed: toEmbed(rewrites) })
   }))
 
 export const archiveAllMemories = (sql: SqlClient.SqlClient, audit: AuditContext) =>
