@@ -1,8 +1,7 @@
 import type { SqlClient } from "@effect/sql"
 import { Effect } from "effect"
-import { REDACTION } from "../../../domain/excerpts.js"
 import { type FactRow, factMetadata } from "../../../domain/records.js"
-import { NOTHING_ERASED, rewriteTurns, scrubbedEvent, scrubbedMetadata, type StoredTurnText, type TurnLink } from "../../forgetting.js"
+import { NOTHING_ERASED, purgedWords, rewriteTurns, scrubbedEvent, scrubbedMetadata, type StoredTurnText, type TurnLink } from "../../forgetting.js"
 import { UserPostings } from "./postings.js"
 import { chunks } from "../../transfer/chunks.js"
 import { byParts, FACT_COLUMNS, inList } from "./rows.js"
@@ -19,6 +18,16 @@ const LINKS = `FROM fact_sources fs JOIN facts f ON f.user_id = fs.user_id AND f
 const REWRITES_PER_STATEMENT = 1_000
 
 const count = (rows: ReadonlyArray<{ readonly n: number }>) => Number(rows[0]?.n ?? 0)
+
+/** The statements of the facts, each linked to a turn it came from. */
+const sourcesOf = (sql: SqlClient.SqlClient, userId: string, factIds: ReadonlyArray<string>) =>
+  byParts(factIds, (part) =>
+    sql<TurnLink>`SELECT DISTINCT t.seq, f.content AS statement ${sql.literal(LINKS)} WHERE fs.user_id = ${userId} AND ${inList(sql, "fs.fact_id", part)}`)
+
+const turnTexts = (sql: SqlClient.SqlClient, userId: string, seqs: ReadonlyArray<number>) =>
+  byParts(seqs, (part) =>
+    sql<StoredTurnText & { readonly embedded: boolean }>`
+      SELECT seq, content, recorded_content, embedding IS NOT NULL AS embedded FROM turns WHERE user_id = ${userId} AND ${inList(sql, "seq", part)}`)
 
 /**
  * What forgetting a memory takes with it: the memory, every version it superseded, and every
@@ -57,8 +66,7 @@ export const forgetFacts = (
 ) =>
   Effect.gen(function*() {
     const ids = facts.map((fact) => fact.fact_id)
-    const sources = yield* byParts(ids, (part) =>
-      sql<TurnLink>`SELECT DISTINCT t.seq, f.content AS statement ${sql.literal(LINKS)} WHERE fs.user_id = ${userId} AND ${inList(sql, "fs.fact_id", part)}`)
+    const sources = yield* sourcesOf(sql, userId, ids)
     yield* byParts(ids, (part) =>
       sql`UPDATE entities SET profile_stale = TRUE, updated_at = ${now} WHERE user_id = ${userId}
           AND entity_id IN (SELECT entity_id FROM fact_entity_roles WHERE user_id = ${userId} AND ${inList(sql, "fact_id", part)})`)
@@ -68,9 +76,7 @@ export const forgetFacts = (
         sql`UPDATE facts SET status = 'archived', updated_at = ${now} WHERE user_id = ${userId} AND ${inList(sql, "fact_id", part)} AND status <> 'archived'`)
     }
     const seqs = [...new Set(sources.map((link) => link.seq))]
-    const turns = yield* byParts(seqs, (part) =>
-      sql<StoredTurnText & { readonly embedded: boolean }>`
-        SELECT seq, content, recorded_content, embedding IS NOT NULL AS embedded FROM turns WHERE user_id = ${userId} AND ${inList(sql, "seq", part)}`)
+    const turns = yield* turnTexts(sql, userId, seqs)
     const archived = yield* byParts(seqs, (part) =>
       sql<TurnLink>`SELECT DISTINCT t.seq, f.content AS statement ${sql.literal(LINKS)}
                     WHERE t.user_id = ${userId} AND ${inList(sql, "t.seq", part)} AND f.status = 'archived'`)
@@ -96,8 +102,7 @@ export const forgetFacts = (
       const metadata = scrubbedMetadata(other.metadata, removed)
       if (metadata !== undefined) yield* sql`UPDATE facts SET metadata = ${metadata} WHERE user_id = ${userId} AND fact_id = ${other.fact_id}`
     }
-    // What a purge takes out wherever the words were copied: the passages and the statements.
-    const words = mode === "purge" ? [...removed, ...facts.map((fact) => ({ text: fact.content, marker: REDACTION }))] : []
+    const words = mode === "purge" ? purgedWords(removed, facts) : []
     if (mode === "purge") {
       const events = yield* sql<{ readonly event_id: string; readonly reason: string | null; readonly details: string }>`
         SELECT event_id, reason, details FROM events WHERE user_id = ${userId} AND ${inList(sql, "memory_id", ids)}`
@@ -107,6 +112,15 @@ export const forgetFacts = (
       }
     }
     return { rewrites, cascaded, words }
+  })
+
+/** The words purging the memory would take out, read without changing anything; none for no such memory. */
+export const purgeWords = (sql: SqlClient.SqlClient, userId: string, memoryId: string) =>
+  Effect.gen(function*() {
+    const facts = yield* forgottenWith(sql, userId, memoryId)
+    const sources = yield* sourcesOf(sql, userId, facts.map((fact) => fact.fact_id))
+    const turns = yield* turnTexts(sql, userId, [...new Set(sources.map((link) => link.seq))])
+    return purgedWords(rewriteTurns(turns, { purged: sources, archived: [] }).removed, facts)
   })
 
 /** Erases facts for good: their vectors go with their rows, their roles, edges from and to them, and their source links with them. */
