@@ -8,6 +8,7 @@ import * as NodePath from "node:path"
 import { withClient } from "../postgres/cluster.js"
 
 export interface StoreRows {
+  /** Each turn as recorded (archived memories elide their words from the text shown, not from this). */
   readonly turns: ReadonlyArray<{ readonly content: string }>
   readonly facts: ReadonlyArray<{ readonly fact_id: string; readonly content: string; readonly status: string }>
 }
@@ -39,7 +40,7 @@ export const sqliteStores = (dataRoot: string): StoreCheck => ({
       // A kill while a store was being created leaves a file without tables, migrated at next use.
       if (db.prepare("SELECT 1 FROM sqlite_master WHERE name = 'turns'").get() === undefined) return EMPTY
       return {
-        turns: db.prepare<[], StoreRows["turns"][number]>("SELECT content FROM turns").all(),
+        turns: db.prepare<[], StoreRows["turns"][number]>("SELECT coalesce(recorded_content, content) AS content FROM turns").all(),
         facts: db.prepare<[], StoreRows["facts"][number]>("SELECT fact_id, content, status FROM facts").all()
       }
     })
@@ -68,7 +69,7 @@ const AMCHECK = `
 export const postgresStores = (url: string): StoreCheck => ({
   read: (userId) =>
     withClient(url, async (client) => ({
-      turns: (await client.query<StoreRows["turns"][number]>("SELECT content FROM turns WHERE user_id = $1", [userId])).rows,
+      turns: (await client.query<StoreRows["turns"][number]>("SELECT coalesce(recorded_content, content) AS content FROM turns WHERE user_id = $1", [userId])).rows,
       facts: (await client.query<StoreRows["facts"][number]>("SELECT fact_id, content, status FROM facts WHERE user_id = $1", [userId])).rows
     })),
   integrity: () =>

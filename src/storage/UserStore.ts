@@ -155,6 +155,12 @@ export interface UserStoreOperations {
     memoryId: string,
     audit: AuditContext
   ) => Op<Option.Option<Forgotten<{ readonly cascaded: PurgeCascade; readonly words: ReadonlyArray<RemovedPassage> }>>>
+  /**
+   * The words `purge` would take out of the memory's turns, read without changing anything (to
+   * take them out of copies kept elsewhere first, so that a purge cut off between the two leaves
+   * none behind); none when there is no such memory.
+   */
+  readonly purgeWords: (userId: string, memoryId: string) => Op<ReadonlyArray<RemovedPassage>>
   /** Archives every memory of the user, as `archive` does, with one event; how many were current, none when the user has no store. */
   readonly archiveAll: (userId: string, audit: AuditContext) => Op<Option.Option<Forgotten<{ readonly archived: number }>>>
   /**

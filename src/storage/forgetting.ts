@@ -60,6 +60,12 @@ export const rewriteTurns = (
   return { rewrites, removed }
 }
 
+/** What a purge takes out wherever the words were copied: the passages redacted and the memories' statements. */
+export const purgedWords = (removed: ReadonlyArray<RemovedPassage>, facts: ReadonlyArray<{ readonly content: string }>): ReadonlyArray<RemovedPassage> => [
+  ...removed.filter((passage) => passage.marker === REDACTION),
+  ...facts.map((fact) => ({ text: fact.content, marker: REDACTION }))
+]
+
 /** Text with every removed passage replaced by its marker. */
 export const withoutPassages = (text: string, removed: ReadonlyArray<RemovedPassage>) =>
   removed.reduce((kept, passage) => passage.text === "" ? kept : kept.replaceAll(passage.text, passage.marker), text)

@@ -101,7 +101,11 @@ export const forgettingContract = (backend: StorageBackend) =>
         yield* writeSession("alice", session("s3", ["Again: my PIN is 4417."], [replacing(fact("Alice's PIN is 4417"), current, "duplicate")]))
         // An archived memory of the same turn stays elided once the purge rewrote the turn.
         yield* store.archive("alice", lyon, AUDIT)
+        // Read ahead of the purge, the words it takes out are those it answers; nothing changed by reading them.
+        const ahead = yield* store.purgeWords("alice", current.fact_id)
+        expect(yield* store.purgeWords("alice", "fact_missing")).toEqual([])
         const purged = Option.getOrThrow(yield* store.purge("alice", current.fact_id, AUDIT))
+        expect(purged.words).toEqual(ahead)
         expect(purged.cascaded).toMatchObject({ versions: 2, turns_redacted: 3, fact_sources: 3 })
         expect(purged.words.map((word) => word.text)).toEqual(expect.arrayContaining(["My PIN is 1234.", "Alice's PIN is 4417"]))
         expect(yield* store.fact("alice", old.fact_id)).toEqual(Option.none())

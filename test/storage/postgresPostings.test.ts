@@ -28,12 +28,25 @@ const drift = (url: string) =>
       return result
     }))
 
+/** Whether the user's counts of indexed lexemes (bm25's collection length) equal their rows'. */
+const lexemeCounts = (url: string, userId: string) =>
+  Effect.promise(() =>
+    withClient(url, async (client) => {
+      const row = (await client.query<{ facts: boolean; turns: boolean }>(
+        `SELECT facts_lexemes = (SELECT coalesce(sum(length(search)), 0) FROM facts WHERE user_id = $1) AS facts,
+                turns_lexemes = (SELECT coalesce(sum(length(search)), 0) FROM turns WHERE user_id = $1) AS turns
+         FROM users WHERE user_id = $1`,
+        [userId]
+      )).rows[0]
+      return { facts: row?.facts, turns: row?.turns }
+    }))
+
 const lexicalFacts = (userId: string, terms: ReadonlyArray<string>) =>
   Effect.flatMap(UserStore, (store) =>
     Effect.map(store.recall(userId, recallQuery({ terms })), (legs) => legs._tag === "Some" ? legs.value.lexicalFacts.map((row) => row.content) : []))
 
 describe("PostgreSQL: the postings the lexical legs read follow every write", () => {
-  it.effect("sessions, a supersede, a purge, an erase and a migration's copy leave exactly the rows' postings", () =>
+  it.effect("sessions, a supersede, a purge, an archive's and a purge's turn rewrites, an erase and a migration's copy leave exactly the rows' postings", () =>
     Effect.gen(function*() {
       const url = yield* freshDatabase
       const unchanged = { facts: { drifted: 0 }, turns: { drifted: 0 } }
@@ -50,6 +63,13 @@ describe("PostgreSQL: the postings the lexical legs read follow every write", ()
 
         yield* store.purge("alice", written.facts[0]!.factId, AUDIT)
         expect(yield* lexicalFacts("alice", ["beagle"])).toEqual([])
+        // Forgetting rewrites turns: their postings follow the text shown.
+        const pin = yield* writeSession("alice", session("s3", ["I ride a bike. My PIN is 4417."], [add(fact("Alice rides a bike")), add(fact("Alice's PIN is 4417"))]))
+        yield* store.archive("alice", pin.facts[1]!.factId, AUDIT)
+        expect(yield* drift(url)).toMatchObject(unchanged)
+        yield* store.purge("alice", pin.facts[1]!.factId, AUDIT)
+        expect(yield* drift(url)).toMatchObject(unchanged)
+        expect(yield* lexemeCounts(url, "alice")).toEqual({ facts: true, turns: true })
         yield* store.erase("bob")
         const after = yield* drift(url)
         expect(after).toMatchObject(unchanged)

@@ -13,6 +13,7 @@ export const fakeUserStore = (implemented: Partial<UserStoreOperations>) =>
     correct: unimplemented("correct"),
     archive: unimplemented("archive"),
     purge: unimplemented("purge"),
+    purgeWords: unimplemented("purgeWords"),
     archiveAll: unimplemented("archiveAll"),
     embedTurns: unimplemented("embedTurns"),
     settleProfile: unimplemented("settleProfile"),

@@ -64,8 +64,12 @@ export class MemoryWrites extends Effect.Service<MemoryWrites>()("Memory/MemoryW
       Effect.flatMap(control.jobs.forgetWords(userId, words), (changed) =>
         changed === 0 ? Effect.void : Effect.logInfo("purged words taken out of job results").pipe(Effect.annotateLogs({ user_id: userId, jobs: changed })))
 
+    // The words leave the job results before the store and once more after it (the purge may
+    // have found more meanwhile): a purge cut off in between leaves none in either.
     const purge = (userId: string, memoryId: string, audit: AuditContext) =>
-      store.purge(userId, memoryId, audit).pipe(
+      Effect.flatMap(store.purgeWords(userId, memoryId), (words) => words.length === 0 ? Effect.void : forgetInJobs(userId, words)).pipe(
+        Effect.zipRight(store.purge(userId, memoryId, audit))
+      ).pipe(
         Effect.tap(Option.match({ onNone: () => Effect.void, onSome: ({ words }) => forgetInJobs(userId, words) })),
         Effect.flatMap((forgotten) => reembed(userId, forgotten))
       ).pipe(Effect.map((forgotten) =>

@@ -10,6 +10,7 @@ import { appliedJobResult } from "./user/appliedJobs.js"
 import { listEvents } from "./user/events.js"
 import { entitiesOf } from "./user/factWrites.js"
 import { FactQueries } from "./user/facts.js"
+import { purgeWords } from "./user/forget.js"
 import { entityTimeline, explore } from "./user/graphReads.js"
 import { archiveAllMemories, archiveMemory, correctMemory, embedTurns, ingestSession, purgeMemory } from "./user/memoryWrites.js"
 import { settleProfile } from "./user/profileWrites.js"
@@ -53,6 +54,7 @@ export const SqliteUserStoreLive = Layer.effect(
       // The purged words also leave the write-ahead log: its frames still hold the pages as they were.
       purge: (userId, memoryId, audit) =>
         read("purge", userId, (sql) => Effect.tap(purgeMemory(sql, memoryId, audit), () => sql`PRAGMA wal_checkpoint(TRUNCATE)`), Option.none),
+      purgeWords: (userId, memoryId) => read("purgeWords", userId, (sql) => purgeWords(sql, memoryId), () => []),
       archiveAll: (userId, audit) => read("archiveAll", userId, (sql) => Effect.map(archiveAllMemories(sql, audit), Option.some), Option.none),
       embedTurns: (userId, model, turns) => read("embedTurns", userId, (sql) => embedTurns(sql, model, turns), () => undefined),
       settleProfile: (userId, settle) => write("settleProfile", userId, (sql) => settleProfile(sql, settle)),

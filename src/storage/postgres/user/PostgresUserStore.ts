@@ -3,6 +3,7 @@ import { Effect, Layer, Option } from "effect"
 import { validateUserId } from "../../../domain/userId.js"
 import { type StoreError, UserStore, type UserStoreOperations } from "../../UserStore.js"
 import { orUnavailable, PostgresDatabase } from "../database.js"
+import { purgeWords } from "./forget.js"
 import { UserGraph } from "./graph.js"
 import { UserReads } from "./reads.js"
 import { UserRecall } from "./recall.js"
@@ -45,6 +46,7 @@ export const PostgresUserStoreLive = Layer.effect(
       correct: (userId, correction) => run("correct", userId, () => correctMemory(sql, userId, correction)),
       archive: (userId, memoryId, audit) => run("archive", userId, () => archiveMemory(sql, userId, memoryId, audit)),
       purge: (userId, memoryId, audit) => run("purge", userId, () => purgeMemory(sql, userId, memoryId, audit)),
+      purgeWords: (userId, memoryId) => run("purgeWords", userId, () => purgeWords(sql, userId, memoryId)),
       archiveAll: (userId, audit) => run("archiveAll", userId, () => ifKnown(userId, archiveAllMemories(sql, userId, audit))),
       embedTurns: (userId, model, turns) => run("embedTurns", userId, () => turns.length === 0 ? Effect.void : embedTurns(sql, userId, model, turns)),
       settleProfile: (userId, settle) => run("settleProfile", userId, () => settleProfile(sql, userId, settle)),

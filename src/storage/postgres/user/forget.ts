@@ -1,10 +1,10 @@
 import type { SqlClient } from "@effect/sql"
 import { Effect } from "effect"
-import { REDACTION } from "../../../domain/excerpts.js"
 import { type FactRow, factMetadata } from "../../../domain/records.js"
-import { NOTHING_ERASED, rewriteTurns, scrubbedEvent, scrubbedMetadata, type StoredTurnText, type TurnLink } from "../../forgetting.js"
+import { NOTHING_ERASED, purgedWords, rewriteTurns, scrubbedEvent, scrubbedMetadata, type StoredTurnText, type TurnLink } from "../../forgetting.js"
 import { UserPostings } from "./postings.js"
-import { FACT_COLUMNS, inList } from "./rows.js"
+import { chunks } from "../../transfer/chunks.js"
+import { byParts, FACT_COLUMNS, inList } from "./rows.js"
 import type { UserWrites } from "./writes.js"
 
 // Archiving and purging inside the caller's unit of work: the memories change, and so do the
@@ -14,7 +14,20 @@ import type { UserWrites } from "./writes.js"
 const LINKS = `FROM fact_sources fs JOIN facts f ON f.user_id = fs.user_id AND f.fact_id = fs.fact_id
   JOIN spans sp ON sp.user_id = fs.user_id AND sp.span_id = fs.span_id JOIN turns t ON t.user_id = sp.user_id AND t.turn_id = sp.turn_id`
 
+/** Turns rewritten per statement, their texts sent as one JSON document. */
+const REWRITES_PER_STATEMENT = 1_000
+
 const count = (rows: ReadonlyArray<{ readonly n: number }>) => Number(rows[0]?.n ?? 0)
+
+/** The statements of the facts, each linked to a turn it came from. */
+const sourcesOf = (sql: SqlClient.SqlClient, userId: string, factIds: ReadonlyArray<string>) =>
+  byParts(factIds, (part) =>
+    sql<TurnLink>`SELECT DISTINCT t.seq, f.content AS statement ${sql.literal(LINKS)} WHERE fs.user_id = ${userId} AND ${inList(sql, "fs.fact_id", part)}`)
+
+const turnTexts = (sql: SqlClient.SqlClient, userId: string, seqs: ReadonlyArray<number>) =>
+  byParts(seqs, (part) =>
+    sql<StoredTurnText & { readonly embedded: boolean }>`
+      SELECT seq, content, recorded_content, embedding IS NOT NULL AS embedded FROM turns WHERE user_id = ${userId} AND ${inList(sql, "seq", part)}`)
 
 /**
  * What forgetting a memory takes with it: the memory, every version it superseded, and every
@@ -53,40 +66,43 @@ export const forgetFacts = (
 ) =>
   Effect.gen(function*() {
     const ids = facts.map((fact) => fact.fact_id)
-    const sources = yield* sql<TurnLink>`
-      SELECT DISTINCT t.seq, f.content AS statement ${sql.literal(LINKS)} WHERE fs.user_id = ${userId} AND ${inList(sql, "fs.fact_id", ids)}`
-    yield* sql`UPDATE entities SET profile_stale = TRUE, updated_at = ${now} WHERE user_id = ${userId}
-               AND entity_id IN (SELECT entity_id FROM fact_entity_roles WHERE user_id = ${userId} AND ${inList(sql, "fact_id", ids)})`
+    const sources = yield* sourcesOf(sql, userId, ids)
+    yield* byParts(ids, (part) =>
+      sql`UPDATE entities SET profile_stale = TRUE, updated_at = ${now} WHERE user_id = ${userId}
+          AND entity_id IN (SELECT entity_id FROM fact_entity_roles WHERE user_id = ${userId} AND ${inList(sql, "fact_id", part)})`)
     const cascaded = mode === "purge" ? yield* purgeFacts(sql, userId, writes, ids) : NOTHING_ERASED
     if (mode === "archive") {
-      yield* sql`UPDATE facts SET status = 'archived', updated_at = ${now}
-                 WHERE user_id = ${userId} AND ${inList(sql, "fact_id", ids)} AND status <> 'archived'`
+      yield* byParts(ids, (part) =>
+        sql`UPDATE facts SET status = 'archived', updated_at = ${now} WHERE user_id = ${userId} AND ${inList(sql, "fact_id", part)} AND status <> 'archived'`)
     }
     const seqs = [...new Set(sources.map((link) => link.seq))]
-    const turns = yield* sql<StoredTurnText & { readonly embedded: boolean }>`
-      SELECT seq, content, recorded_content, embedding IS NOT NULL AS embedded FROM turns WHERE user_id = ${userId} AND ${inList(sql, "seq", seqs)}`
-    const archived = yield* sql<TurnLink>`
-      SELECT DISTINCT t.seq, f.content AS statement ${sql.literal(LINKS)}
-      WHERE t.user_id = ${userId} AND ${inList(sql, "t.seq", seqs)} AND f.status = 'archived'`
+    const turns = yield* turnTexts(sql, userId, seqs)
+    const archived = yield* byParts(seqs, (part) =>
+      sql<TurnLink>`SELECT DISTINCT t.seq, f.content AS statement ${sql.literal(LINKS)}
+                    WHERE t.user_id = ${userId} AND ${inList(sql, "t.seq", part)} AND f.status = 'archived'`)
     const { removed, rewrites } = rewriteTurns(turns, { purged: mode === "purge" ? sources : [], archived })
     const postings = UserPostings(sql, userId)
     let lexemes = 0
-    for (const turn of rewrites) {
-      lexemes += yield* postings.reindexRow("turns", turn.seq, sql`content = ${turn.content}, recorded_content = ${turn.recorded_content}, embedding = NULL`)
+    for (const part of chunks(rewrites, REWRITES_PER_STATEMENT)) {
+      const rows = JSON.stringify(part.map((turn) => ({ at_seq: turn.seq, content: turn.content, recorded_content: turn.recorded_content })))
+      lexemes += yield* postings.reindexed("turns", part.map((turn) => turn.seq), sql`
+        UPDATE turns t SET content = v.content, recorded_content = v.recorded_content, embedding = NULL
+        FROM json_to_recordset(${rows}::json) AS v (at_seq bigint, content text, recorded_content text)
+        WHERE t.user_id = ${userId} AND t.seq = v.at_seq`)
     }
     yield* writes.countIndexed("turns", 0, lexemes)
     const rewritten = new Set(rewrites.map((turn) => turn.seq))
     const unembedded = turns.filter((turn) => turn.embedded && rewritten.has(turn.seq)).length
     yield* sql`UPDATE users SET turns_vectors_removed = turns_vectors_removed + ${unembedded} WHERE user_id = ${userId}`
-    const others = yield* sql<{ readonly fact_id: string; readonly metadata: string }>`
-      SELECT DISTINCT f.fact_id, f.metadata ${sql.literal(LINKS)}
-      WHERE t.user_id = ${userId} AND ${inList(sql, "t.seq", seqs)} AND f.status <> 'archived'`
+    const others = yield* byParts(seqs, (part) =>
+      sql<{ readonly fact_id: string; readonly metadata: string }>`
+        SELECT DISTINCT f.fact_id, f.metadata ${sql.literal(LINKS)}
+        WHERE t.user_id = ${userId} AND ${inList(sql, "t.seq", part)} AND f.status <> 'archived'`)
     for (const other of others) {
       const metadata = scrubbedMetadata(other.metadata, removed)
       if (metadata !== undefined) yield* sql`UPDATE facts SET metadata = ${metadata} WHERE user_id = ${userId} AND fact_id = ${other.fact_id}`
     }
-    // What a purge takes out wherever the words were copied: the passages and the statements.
-    const words = mode === "purge" ? [...removed, ...facts.map((fact) => ({ text: fact.content, marker: REDACTION }))] : []
+    const words = mode === "purge" ? purgedWords(removed, facts) : []
     if (mode === "purge") {
       const events = yield* sql<{ readonly event_id: string; readonly reason: string | null; readonly details: string }>`
         SELECT event_id, reason, details FROM events WHERE user_id = ${userId} AND ${inList(sql, "memory_id", ids)}`
@@ -96,6 +112,15 @@ export const forgetFacts = (
       }
     }
     return { rewrites, cascaded, words }
+  })
+
+/** The words purging the memory would take out, read without changing anything; none for no such memory. */
+export const purgeWords = (sql: SqlClient.SqlClient, userId: string, memoryId: string) =>
+  Effect.gen(function*() {
+    const facts = yield* forgottenWith(sql, userId, memoryId)
+    const sources = yield* sourcesOf(sql, userId, facts.map((fact) => fact.fact_id))
+    const turns = yield* turnTexts(sql, userId, [...new Set(sources.map((link) => link.seq))])
+    return purgedWords(rewriteTurns(turns, { purged: sources, archived: [] }).removed, facts)
   })
 
 /** Erases facts for good: their vectors go with their rows, their roles, edges from and to them, and their source links with them. */

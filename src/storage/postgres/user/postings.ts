@@ -1,5 +1,6 @@
 import type { SqlClient, Statement } from "@effect/sql"
 import { Effect } from "effect"
+import { inList } from "./rows.js"
 
 /** The tables that can be searched by their words, and where each keeps its postings. */
 export type IndexedTable = "facts" | "turns"
@@ -35,20 +36,20 @@ export const UserPostings = (sql: SqlClient.SqlClient, userId: string) => {
         SELECT length(search) AS lexemes FROM removed`,
 
     /**
-     * Changes one row's searchable text (`set`, an UPDATE's SET list) and indexes it again; answers
-     * how many lexemes its length changed by.
+     * Runs `update` (an UPDATE of the table's rows `seqs` that changes their searchable text,
+     * without RETURNING) and indexes those rows again; answers by how many lexemes their length changed.
      */
-    reindexRow: (table: IndexedTable, seq: number, set: Statement.Fragment) =>
+    reindexed: (table: IndexedTable, seqs: ReadonlyArray<number>, update: Statement.Fragment) =>
       Effect.gen(function*() {
         const [before] = yield* sql<{ readonly lexemes: number }>`
           WITH unindexed AS (DELETE FROM ${sql(POSTINGS[table])} p USING ${sql(table)} r, unnest(tsvector_to_array(r.search)) AS l (lexeme)
-            WHERE r.user_id = ${userId} AND r.seq = ${seq} AND p.user_id = ${userId} AND p.lexeme = l.lexeme AND p.seq = r.seq)
-          SELECT length(search) AS lexemes FROM ${sql(table)} WHERE user_id = ${userId} AND seq = ${seq}`
+            WHERE r.user_id = ${userId} AND ${inList(sql, "r.seq", seqs)} AND p.user_id = ${userId} AND p.lexeme = l.lexeme AND p.seq = r.seq)
+          SELECT coalesce(sum(length(search)), 0) AS lexemes FROM ${sql(table)} WHERE user_id = ${userId} AND ${inList(sql, "seq", seqs)}`
         const [after] = yield* sql<{ readonly lexemes: number }>`
-          WITH updated AS (UPDATE ${sql(table)} SET ${set} WHERE user_id = ${userId} AND seq = ${seq} RETURNING seq, search),
+          WITH updated AS (${update} RETURNING seq, search),
           indexed AS (INSERT INTO ${sql(POSTINGS[table])} ${columns} ${posting(sql.literal("updated"))})
-          SELECT length(search) AS lexemes FROM updated`
-        return (after?.lexemes ?? 0) - (before?.lexemes ?? 0)
+          SELECT coalesce(sum(length(search)), 0) AS lexemes FROM updated`
+        return Number(after?.lexemes ?? 0) - Number(before?.lexemes ?? 0)
       }),
 
     /** The user's postings of the table built again from its rows, after the rows were written in bulk. */

@@ -1,5 +1,7 @@
 import type { SqlClient } from "@effect/sql"
+import { Effect } from "effect"
 import type { ScopeFilter } from "../../../domain/records.js"
+import { chunks } from "../../transfer/chunks.js"
 
 /** The fact columns as a FactRow, on a query that names facts `f`. */
 export const FACT_COLUMNS = `f.seq, f.fact_id, f.content, f.kind, f.status, f.session_id, f.occurred_at, f.valid_from, f.valid_until,
@@ -22,3 +24,10 @@ export const vectorText = (vector: Float32Array) => `[${Array.from(vector).join(
 /** `column IN (values)`, false for no values (PostgreSQL refuses an empty list). */
 export const inList = (sql: SqlClient.SqlClient, column: string, values: ReadonlyArray<string | number>) =>
   values.length === 0 ? sql`FALSE` : sql`${sql.literal(column)} IN ${sql.in(values)}`
+
+/** Keys per statement: PostgreSQL binds at most 65,535 parameters in one. */
+const KEYS_PER_STATEMENT = 5_000
+
+/** The rows of a statement over many keys, one statement per part of them (none for no keys). */
+export const byParts = <K, Row, E>(keys: ReadonlyArray<K>, query: (part: ReadonlyArray<K>) => Effect.Effect<ReadonlyArray<Row>, E>) =>
+  Effect.map(Effect.forEach(chunks(keys, KEYS_PER_STATEMENT), query), (parts) => parts.flat())

@@ -1,8 +1,7 @@
 import type { SqlClient } from "@effect/sql"
 import { Effect } from "effect"
-import { REDACTION } from "../../../domain/excerpts.js"
 import { type FactRow, factMetadata } from "../../../domain/records.js"
-import { NOTHING_ERASED, rewriteTurns, scrubbedEvent, scrubbedMetadata, type StoredTurnText, type TurnLink } from "../../forgetting.js"
+import { NOTHING_ERASED, purgedWords, rewriteTurns, scrubbedEvent, scrubbedMetadata, type StoredTurnText, type TurnLink } from "../../forgetting.js"
 import { inBatches } from "./batches.js"
 import { purgeFacts } from "./purge.js"
 import { FACT_COLUMNS } from "./retrieval.js"
@@ -13,6 +12,13 @@ import { VectorQueries } from "./vectors.js"
 
 const LINKS = `FROM fact_sources fs JOIN facts f ON f.fact_id = fs.fact_id
   JOIN spans sp ON sp.span_id = fs.span_id JOIN turns t ON t.turn_id = sp.turn_id`
+
+/** The statements of the facts, each linked to a turn it came from. */
+const sourcesOf = (sql: SqlClient.SqlClient, factIds: ReadonlyArray<string>) =>
+  inBatches(factIds, (batch) => sql<TurnLink>`SELECT DISTINCT t.seq, f.content AS statement ${sql.literal(LINKS)} WHERE fs.fact_id IN ${sql.in(batch)}`)
+
+const turnTexts = (sql: SqlClient.SqlClient, seqs: ReadonlyArray<number>) =>
+  inBatches(seqs, (batch) => sql<StoredTurnText>`SELECT seq, content, recorded_content FROM turns WHERE seq IN ${sql.in(batch)}`)
 
 /**
  * What forgetting a memory takes with it: the memory, every version it superseded, and every
@@ -44,8 +50,7 @@ export const forgottenWith = (sql: SqlClient.SqlClient, memoryId: string) =>
 export const forgetFacts = (sql: SqlClient.SqlClient, mode: "archive" | "purge", facts: ReadonlyArray<FactRow>, now: string) =>
   Effect.gen(function*() {
     const ids = facts.map((fact) => fact.fact_id)
-    const sources = yield* inBatches(ids, (batch) =>
-      sql<TurnLink>`SELECT DISTINCT t.seq, f.content AS statement ${sql.literal(LINKS)} WHERE fs.fact_id IN ${sql.in(batch)}`)
+    const sources = yield* sourcesOf(sql, ids)
     yield* inBatches(ids, (batch) =>
       sql`UPDATE entities SET profile_stale = 1, updated_at = ${now}
           WHERE entity_id IN (SELECT entity_id FROM fact_entity_roles WHERE fact_id IN ${sql.in(batch)})`)
@@ -55,7 +60,7 @@ export const forgetFacts = (sql: SqlClient.SqlClient, mode: "archive" | "purge",
         sql`UPDATE facts SET status = 'archived', updated_at = ${now} WHERE fact_id IN ${sql.in(batch)} AND status <> 'archived'`)
     }
     const seqs = [...new Set(sources.map((link) => link.seq))]
-    const turns = yield* inBatches(seqs, (batch) => sql<StoredTurnText>`SELECT seq, content, recorded_content FROM turns WHERE seq IN ${sql.in(batch)}`)
+    const turns = yield* turnTexts(sql, seqs)
     const archived = yield* inBatches(seqs, (batch) =>
       sql<TurnLink>`SELECT DISTINCT t.seq, f.content AS statement ${sql.literal(LINKS)} WHERE t.seq IN ${sql.in(batch)} AND f.status = 'archived'`)
     const { removed, rewrites } = rewriteTurns(turns, { purged: mode === "purge" ? sources : [], archived })
@@ -71,8 +76,7 @@ export const forgetFacts = (sql: SqlClient.SqlClient, mode: "archive" | "purge",
       const metadata = scrubbedMetadata(other.metadata, removed)
       if (metadata !== undefined) yield* sql`UPDATE facts SET metadata = ${metadata} WHERE fact_id = ${other.fact_id}`
     }
-    // What a purge takes out wherever the words were copied: the passages and the statements.
-    const words = mode === "purge" ? [...removed, ...facts.map((fact) => ({ text: fact.content, marker: REDACTION }))] : []
+    const words = mode === "purge" ? purgedWords(removed, facts) : []
     if (mode === "purge") {
       const events = yield* inBatches(ids, (batch) =>
         sql<{ readonly seq: number; readonly reason: string | null; readonly details: string }>`
@@ -83,4 +87,13 @@ export const forgetFacts = (sql: SqlClient.SqlClient, mode: "archive" | "purge",
       }
     }
     return { rewrites, cascaded, words }
+  })
+
+/** The words purging the memory would take out, read without changing anything; none for no such memory. */
+export const purgeWords = (sql: SqlClient.SqlClient, memoryId: string) =>
+  Effect.gen(function*() {
+    const facts = yield* forgottenWith(sql, memoryId)
+    const sources = yield* sourcesOf(sql, facts.map((fact) => fact.fact_id))
+    const turns = yield* turnTexts(sql, [...new Set(sources.map((link) => link.seq))])
+    return purgedWords(rewriteTurns(turns, { purged: sources, archived: [] }).removed, facts)
   })
