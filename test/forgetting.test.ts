@@ -802,7 +802,8 @@ describe.skipIf(onPostgres)("a purge cut off by SIGKILL between the user's store
         expectElided(String(turn?.content), TURN, EXCERPT, "[redacted]", "the stored turn")
         expectNoMention(JSON.stringify(read.body), "4417", "the answer job's result, the memory being gone")
       } else {
-        // Not begun: the purge can be sent again, and then the result loses the words.
+        // Not begun: the memory and its turn are whole; the purge can be sent again, and then the result loses the words.
+        expect(await Effect.runPromise(rows.select("alice", "turns", { columns: ["content"], where: { turn_id: "s1_turn_1" } }))).toEqual([{ content: TURN }])
         await http(service.port, `/v1/memories/${pinId}?user_id=alice&purge=true`, { method: "DELETE" })
         expectNoMention(JSON.stringify((await http(service.port, `/v1/jobs/${jobId}`)).body), "4417", "the answer job's result, purged after the restart")
       }
