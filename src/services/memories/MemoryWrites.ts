@@ -40,7 +40,7 @@ export class MemoryWrites extends Effect.Service<MemoryWrites>()("Memory/MemoryW
      * Embeds again the turns forgetting rewrote (their old vectors are gone already). The memory
      * is forgotten whatever happens here: a turn left without a vector is still found by its words.
      */
-    const reembed = <A>(userId: string, forgotten: Option.Option<Forgotten<A>>) =>
+    const reembed = <A>(userId: string, forgotten: Option.Option<Forgotten<A>>): Effect.Effect<void> =>
       Option.match(Option.all([embedder.active, Option.filter(forgotten, ({ reembed: turns }) => turns.length > 0)]), {
         onNone: () => Effect.void,
         onSome: ([active, { reembed: turns }]) =>
@@ -51,35 +51,42 @@ export class MemoryWrites extends Effect.Service<MemoryWrites>()("Memory/MemoryW
                 Effect.annotateLogs({ user_id: userId, turns: turns.length, cause: error.message })
               ))
           )
-      }).pipe(Effect.as(forgotten))
+      })
 
     const archive = (userId: string, memoryId: string, audit: AuditContext) =>
-      Effect.map(Effect.flatMap(store.archive(userId, memoryId, audit), (forgotten) => reembed(userId, forgotten)), Option.match({
-        onNone: () => new DeleteResult({ id: memoryId, deleted: false, already_deleted: false, purged: false, cascaded: {} }),
-        onSome: ({ already }) => new DeleteResult({ id: memoryId, deleted: true, already_deleted: already, purged: false, cascaded: {} })
-      }))
+      Effect.gen(function*() {
+        const forgotten = yield* store.archive(userId, memoryId, audit)
+        yield* reembed(userId, forgotten)
+        return new DeleteResult({
+          id: memoryId,
+          deleted: Option.isSome(forgotten),
+          already_deleted: Option.exists(forgotten, ({ already }) => already),
+          purged: false,
+          cascaded: {}
+        })
+      })
 
     /** Purged words also leave the results of the user's jobs (an answer quotes its evidence). */
     const forgetInJobs = (userId: string, words: ReadonlyArray<RemovedPassage>) =>
-      Effect.flatMap(control.jobs.forgetWords(userId, words), (changed) =>
+      words.length === 0 ? Effect.void : Effect.flatMap(control.jobs.forgetWords(userId, words), (changed) =>
         changed === 0 ? Effect.void : Effect.logInfo("purged words taken out of job results").pipe(Effect.annotateLogs({ user_id: userId, jobs: changed })))
 
     // The words leave the job results before the store and once more after it (the purge may
     // have found more meanwhile): a purge cut off in between leaves none in either.
     const purge = (userId: string, memoryId: string, audit: AuditContext) =>
-      Effect.flatMap(store.purgeWords(userId, memoryId), (words) => words.length === 0 ? Effect.void : forgetInJobs(userId, words)).pipe(
-        Effect.zipRight(store.purge(userId, memoryId, audit))
-      ).pipe(
-        Effect.tap(Option.match({ onNone: () => Effect.void, onSome: ({ words }) => forgetInJobs(userId, words) })),
-        Effect.flatMap((forgotten) => reembed(userId, forgotten))
-      ).pipe(Effect.map((forgotten) =>
-        new DeleteResult({
+      Effect.gen(function*() {
+        yield* forgetInJobs(userId, yield* store.purgeWords(userId, memoryId))
+        const forgotten = yield* store.purge(userId, memoryId, audit)
+        if (Option.isSome(forgotten)) yield* forgetInJobs(userId, forgotten.value.words)
+        yield* reembed(userId, forgotten)
+        return new DeleteResult({
           id: memoryId,
           deleted: Option.isSome(forgotten),
           already_deleted: false,
           purged: true,
           cascaded: Option.match(forgotten, { onNone: () => NOTHING_PURGED, onSome: ({ cascaded }) => cascaded })
-        })))
+        })
+      })
 
     /** The memory a correction targets, if it can be corrected: current, and within the request's scope. */
     const correctable = (old: FactRow | undefined, memoryId: string, request: UpdateMemoryRequest) => {
@@ -184,7 +191,8 @@ export class MemoryWrites extends Effect.Service<MemoryWrites>()("Memory/MemoryW
           yield* Effect.logInfo("user store erased").pipe(Effect.annotateLogs({ user_id: userId, actor: audit.actor, existed }))
           return new UserDeleteResult({ user_id: userId, deleted: existed, purged: true, archived: 0 })
         }
-        const forgotten = yield* Effect.flatMap(store.archiveAll(userId, audit), (archived) => reembed(userId, archived))
+        const forgotten = yield* store.archiveAll(userId, audit)
+        yield* reembed(userId, forgotten)
         return new UserDeleteResult({
           user_id: userId,
           deleted: Option.isSome(forgotten),
