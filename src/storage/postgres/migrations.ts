@@ -1,5 +1,9 @@
-import type { SqlClient } from "@effect/sql"
+import type { SqlClient, SqlError } from "@effect/sql"
 import { Effect } from "effect"
+import type { FactRow } from "../../domain/records.js"
+import { forgetFacts } from "./user/forget.js"
+import { FACT_COLUMNS } from "./user/rows.js"
+import { clock, UserWrites } from "./user/writes.js"
 
 /**
  * The schema, one migration a step, applied in order under an advisory lock so that replicas
@@ -7,7 +11,29 @@ import { Effect } from "effect"
  * query of it names one user: the shape a PostgreSQL distributed by tenant shards by `user_id`.
  * The control tables (jobs, keys, request log) are apart.
  */
-const MIGRATIONS: ReadonlyArray<{ readonly id: number; readonly name: string; readonly statements: ReadonlyArray<string> }> = [{
+interface Migration {
+  readonly id: number
+  readonly name: string
+  readonly statements: ReadonlyArray<string>
+  /** What the migration does to the data once its statements ran, where SQL alone cannot. */
+  readonly after?: (sql: SqlClient.SqlClient) => Effect.Effect<void, SqlError.SqlError>
+}
+
+/**
+ * Memories archived before forgetting reached the turns leave their turns too, user by user
+ * (their turns' vectors are dropped: no embedder runs here).
+ */
+const forgetArchived = (sql: SqlClient.SqlClient) =>
+  Effect.gen(function*() {
+    const { now } = yield* clock
+    const users = yield* sql<{ readonly user_id: string }>`SELECT DISTINCT user_id FROM facts WHERE status = 'archived' ORDER BY user_id`
+    for (const { user_id: userId } of users) {
+      const archived = yield* sql<FactRow>`SELECT ${sql.literal(FACT_COLUMNS)} FROM facts f WHERE f.user_id = ${userId} AND f.status = 'archived'`
+      yield* forgetFacts(sql, userId, UserWrites(sql, userId), "archive", archived, now)
+    }
+  })
+
+const MIGRATIONS: ReadonlyArray<Migration> = [{
   id: 1,
   name: "user_data_and_control_plane",
   statements: [
@@ -98,7 +124,8 @@ const MIGRATIONS: ReadonlyArray<{ readonly id: number; readonly name: string; re
     `ALTER TABLE turns ADD COLUMN recorded_content text`,
     // A finished job keeps no payload (its messages are users' words); those finished before now lose theirs.
     `UPDATE jobs SET payload = '{}' WHERE status IN ('succeeded', 'failed')`
-  ]
+  ],
+  after: forgetArchived
 }]
 
 /** The newest migration this build knows. */
@@ -126,6 +153,7 @@ export const migrate = (sql: SqlClient.SqlClient) =>
     for (const migration of MIGRATIONS) {
       if (migration.id <= applied) continue
       for (const statement of migration.statements) yield* sql.unsafe(statement)
+      if (migration.after !== undefined) yield* migration.after(sql)
       yield* sql`INSERT INTO schema_migrations (id, name) VALUES (${migration.id}, ${migration.name})`
     }
     return applied

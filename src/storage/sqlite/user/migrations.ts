@@ -1,5 +1,9 @@
 import { SqlClient } from "@effect/sql"
-import { Effect } from "effect"
+import { Clock, Effect } from "effect"
+import type { FactRow } from "../../../domain/records.js"
+import { utcTimestamp } from "../../../util/timestamps.js"
+import { forgetFacts } from "./forget.js"
+import { FACT_COLUMNS } from "./retrieval.js"
 
 
 /**
@@ -142,11 +146,15 @@ export const userStoreMigrations = {
     yield* sql`CREATE TABLE store_meta (key TEXT PRIMARY KEY, value TEXT NOT NULL)`
   }),
   // A turn as recorded, kept beside the text shown (and searched) while archived memories' words
-  // are elided from it; full-text deletes that erase the words from the index itself.
+  // are elided from it; full-text deletes that erase the words from the index itself. Memories
+  // archived before now leave their turns too (their turns' vectors are dropped: no embedder here).
   "0004_forgetting": Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
     yield* sql`ALTER TABLE turns ADD COLUMN recorded_content TEXT`
     yield* sql`INSERT INTO facts_fts (facts_fts, rank) VALUES ('secure-delete', 1)`
     yield* sql`INSERT INTO turns_fts (turns_fts, rank) VALUES ('secure-delete', 1)`
+    const archived = yield* sql<FactRow>`SELECT ${sql.literal(FACT_COLUMNS)} FROM facts f WHERE f.status = 'archived'`
+    const now = utcTimestamp(yield* Clock.currentTimeMillis)
+    if (archived.length > 0) yield* forgetFacts(sql, "archive", archived, now)
   })
 }

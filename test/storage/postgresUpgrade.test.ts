@@ -1,0 +1,32 @@
+import { describe, expect, it } from "@effect/vitest"
+import { Effect, Redacted } from "effect"
+import { withClient } from "../../scripts/postgres/cluster.js"
+import { postgresStorage } from "../../src/storage/postgres/PostgresStorage.js"
+import { UserStore } from "../../src/storage/UserStore.js"
+import { freshDatabase } from "../support/postgres.js"
+import { add, fact, recallQuery, session, writeSession } from "./fixtures.js"
+
+const TURN = "I live in Lyon. My PIN is 4417."
+
+const query = (url: string, text: string) => Effect.promise(() => withClient(url, async (client) => (await client.query(text)).rows))
+
+describe("PostgreSQL: a database written before forgetting reached the turns", () => {
+  it.effect("takes the words of the memories archived back then out of their turns when it is migrated", () =>
+    Effect.gen(function*() {
+      const url = yield* freshDatabase
+      const storage = () => postgresStorage({ url: Redacted.make(url), poolMax: 2 })
+      const written = yield* writeSession("alice", session("s1", [TURN], [add(fact("Alice lives in Lyon")), add(fact("Alice's PIN is 4417"))]))
+        .pipe(Effect.provide(storage()))
+      // As the schema and an archive were before: the turn untouched, no column for its recorded text.
+      yield* query(url, `UPDATE facts SET status = 'archived' WHERE fact_id = '${written.facts[1]!.factId}'`)
+      yield* query(url, `ALTER TABLE turns DROP COLUMN recorded_content`)
+      yield* query(url, `DELETE FROM schema_migrations WHERE id = 5`)
+
+      const lexicalTurns = (terms: ReadonlyArray<string>) =>
+        Effect.flatMap(UserStore, (store) =>
+          Effect.map(store.recall("alice", recallQuery({ terms })), (legs) => legs._tag === "Some" ? legs.value.lexicalTurns.map((turn) => turn.content) : []))
+      const found = yield* Effect.all([lexicalTurns(["4417"]), lexicalTurns(["lyon"])]).pipe(Effect.provide(storage()))
+      expect(found).toEqual([[], ["I live in Lyon. […]"]])
+      expect(yield* query(url, `SELECT content, recorded_content FROM turns`)).toEqual([{ content: "I live in Lyon. […]", recorded_content: TURN }])
+    }))
+})
