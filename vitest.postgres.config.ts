@@ -12,6 +12,9 @@ import { defineConfig } from "vitest/config"
  * - storeCache, retrievalPlans, sqliteClient, bitIndex, checkpointer, crashSafety, dataRootLock:
  *   the store cache, the retrieval legs' query plans and the files, locks and checkpoints of the
  *   embedded backend.
+ * - forgetting's cases on the bytes of a user's store file and the control database, and on a
+ *   purge killed while another connection holds the control file's write lock (skipped here):
+ *   what SQLite keeps in its files and write-ahead logs after a purge, and its file lock.
  * - gracefulShutdown's case of store files closed without a write-ahead log and the data-root
  *   lock released (skipped here): PostgreSQL has neither files nor that lock. Its case of requests
  *   answered and writes and jobs kept runs on both.
@@ -40,6 +43,7 @@ export default defineConfig({
       "test/dream.test.ts",
       "test/errors.test.ts",
       "test/extraction.test.ts",
+      "test/forgetting.test.ts",
       "test/fuzz.test.ts",
       "test/gracefulShutdown.test.ts",
       "test/graph.test.ts",
