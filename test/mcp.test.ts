@@ -195,6 +195,26 @@ describe("MCP over HTTP at /mcp", () => {
       expect(deleted.json).toEqual({ id: "fact_2", deleted: true, already_deleted: false })
     }), { timeout: 30_000 })
 
+  it.scopedLive("a memory deleted through the tools leaves every read tool, the words of the turn it came from included", () =>
+    Effect.gen(function*() {
+      const server = yield* serverWithFacts({ SERVICE_MCP_ALLOW_WRITE: "true" })
+      yield* userRows(server).insert("alice", "fact_sources", [{ fact_id: "fact_1", span_id: "span_s1_1" }])
+      const client = yield* httpClient(server.baseUrl, authHeaders())
+      // Queries that name none of the words looked for: some tools echo their query.
+      const reads = [
+        ["search_memory", { query: "our cat" }],
+        ["get_context", { query: "our cat" }],
+        ["refine_search", { query: "our cat" }],
+        ["entity_timeline", { entity_id: "miso" }],
+        ["list_memories", {}]
+      ] as const
+      const said = (name: string, args: Record<string, unknown>) => Effect.map(call(client, name, { ...args, user_id: "alice" }), (answer) => answer.text)
+      expect(yield* said("search_memory", { query: "cat named Miso" })).toContain("fact_1")
+      expect(yield* said("get_context", { query: "our cat" })).toMatch(/adopted/)
+      expect((yield* call(client, "delete_memory", { memory_id: "fact_1", user_id: "alice" })).json).toMatchObject({ deleted: true })
+      for (const [name, args] of reads) expect(yield* said(name, args), name).not.toMatch(/fact_1|adopted|Miso/)
+    }), { timeout: 30_000 })
+
   it.scopedLive("without a valid key: 401 in the envelope, and the SDK client cannot connect", () =>
     Effect.gen(function*() {
       const { baseUrl } = yield* serverWithFacts()
