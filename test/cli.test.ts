@@ -5,7 +5,7 @@ import * as NodePath from "node:path"
 import { API_KEY, apiClient, type RunningServer, startServer, tempDataRoot } from "./support/server.js"
 import { runCli } from "./support/cli.js"
 import { llmEnv, providerStub } from "./support/llm.js"
-import { seedFacts } from "./support/userRows.js"
+import { seedFacts, userRows } from "./support/userRows.js"
 
 /** The CLI against a running server, with the bootstrap key unless another is given. */
 const cli = (server: RunningServer, args: ReadonlyArray<string>, options: { readonly key?: string; readonly stdin?: string } = {}) =>
@@ -70,6 +70,8 @@ describe("memory-service CLI", () => {
 
       const superseded = yield* ok(server, ["supersede", "--user", "alice", "fact_home", "Alice lives in Lisbon."])
       expect(superseded).toMatch(/^fact_home superseded by fact_\S+: Alice lives in Lisbon\.$/m)
+      // fact_pet as if taken from the Lisbon turn: deleting it takes the turn's words out of what the reads show.
+      yield* userRows(server).insert("alice", "fact_sources", [{ fact_id: "fact_pet", span_id: "span_trip_1" }])
       const [deleted, again, events] = yield* Effect.all([
         ok(server, ["delete", "--user", "alice", "fact_pet"]),
         ok(server, ["delete", "--user", "alice", "fact_nothing"]),
@@ -78,6 +80,7 @@ describe("memory-service CLI", () => {
       expect(deleted.trim()).toBe("fact_pet archived")
       expect(again.trim()).toBe("fact_nothing: no such memory")
       expect(jsonOf<{ events: Array<{ memory_id: string }> }>(events).events.map((e) => e.memory_id)).toHaveLength(1)
+      expect(yield* ok(server, ["search", "--user", "alice", "Lisbon", "--top-k", "3"])).not.toContain("I moved to Lisbon")
     }), 180_000)
 
   it.scoped("keys, stats and usage", () =>
