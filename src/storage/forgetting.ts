@@ -1,4 +1,5 @@
 import { ELISION, hasWords, REDACTION, withoutMemories } from "../domain/excerpts.js"
+import { factMetadata, type FactRow } from "../domain/records.js"
 
 // What archiving or purging memories does to the turns they were taken from, the same on every
 // backend: a backend reads the turns and the memories linked to them, and writes back what this
@@ -10,6 +11,13 @@ export interface StoredTurnText {
   readonly content: string
   readonly recorded_content: string | null
 }
+
+/** The profiles (an entity's summary, citing the facts it sums up) that cite any of the facts, those facts aside. */
+export const profilesCiting = (profiles: ReadonlyArray<FactRow>, factIds: ReadonlySet<string>) =>
+  profiles.filter((profile) => {
+    const citations = factMetadata(profile).citations
+    return !factIds.has(profile.fact_id) && Array.isArray(citations) && citations.some((id) => typeof id === "string" && factIds.has(id))
+  })
 
 /** What erasing facts removed with them: none of anything yet. */
 export const NOTHING_ERASED = { vectors: 0, fact_entity_roles: 0, fact_edges: 0, fact_sources: 0 }
@@ -75,9 +83,8 @@ export const withoutPassages = (text: string, removed: ReadonlyArray<RemovedPass
  * source turns made when it was written); none when nothing changes.
  */
 export const scrubbedMetadata = (metadata: string, removed: ReadonlyArray<RemovedPassage>): string | undefined => {
-  const parsed: unknown = JSON.parse(metadata)
-  if (typeof parsed !== "object" || parsed === null || Array.isArray(parsed)) return undefined
-  const support: unknown = (parsed as Record<string, unknown>).support_text
+  const parsed = factMetadata({ metadata })
+  const support = parsed.support_text
   if (typeof support !== "string") return undefined
   const kept = withoutPassages(support, removed)
   return kept === support ? undefined : JSON.stringify({ ...parsed, support_text: kept })
@@ -91,8 +98,8 @@ export const scrubbedEvent = (
   event: { readonly reason: string | null; readonly details: string },
   words: ReadonlyArray<RemovedPassage>
 ) => {
-  const parsed: unknown = JSON.parse(event.details)
-  const details = typeof parsed === "object" && parsed !== null && !Array.isArray(parsed) ? { ...parsed as Record<string, unknown> } : {}
+  // Event details are a JSON object, as metadata is.
+  const details = { ...factMetadata({ metadata: event.details }) }
   delete details.statement
   return { reason: event.reason === null ? null : withoutPassages(event.reason, words), details: JSON.stringify(details) }
 }

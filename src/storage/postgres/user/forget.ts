@@ -1,7 +1,7 @@
 import type { SqlClient } from "@effect/sql"
 import { Effect } from "effect"
-import { type FactRow, factMetadata } from "../../../domain/records.js"
-import { NOTHING_ERASED, purgedWords, rewriteTurns, scrubbedEvent, scrubbedMetadata, type StoredTurnText, type TurnLink } from "../../forgetting.js"
+import type { FactRow } from "../../../domain/records.js"
+import { NOTHING_ERASED, profilesCiting, purgedWords, rewriteTurns, scrubbedEvent, scrubbedMetadata, type StoredTurnText, type TurnLink } from "../../forgetting.js"
 import { UserPostings } from "./postings.js"
 import { chunks } from "../../transfer/chunks.js"
 import { byParts, FACT_COLUMNS, inList } from "./rows.js"
@@ -41,11 +41,7 @@ export const forgottenWith = (sql: SqlClient.SqlClient, userId: string, memoryId
       SELECT ${sql.literal(FACT_COLUMNS)} FROM facts f WHERE f.user_id = ${userId} AND f.fact_id IN (SELECT fact_id FROM chain) ORDER BY f.seq`
     const ids = new Set(versions.map((fact) => fact.fact_id))
     const profiles = yield* sql<FactRow>`SELECT ${sql.literal(FACT_COLUMNS)} FROM facts f WHERE f.user_id = ${userId} AND f.kind = 'profile' ORDER BY f.seq`
-    const citing = profiles.filter((profile) => {
-      const citations = factMetadata(profile).citations
-      return !ids.has(profile.fact_id) && Array.isArray(citations) && citations.some((id) => typeof id === "string" && ids.has(id))
-    })
-    return [...versions, ...citing]
+    return [...versions, ...profilesCiting(profiles, ids)]
   })
 
 /**
