@@ -18,11 +18,13 @@ export interface ServiceProcess {
 export interface StartOptions {
   /** A file that keeps everything the process writes (stdout and stderr), e.g. its JSON log lines. */
   readonly logFile?: string
+  /** The service's entry point: `dist/main.js` under the working directory (this tree's build) unless given. */
+  readonly entry?: string
 }
 
-/** Starts `dist/main.js` on a free loopback port over the data root; resolves once it listens. */
+/** Starts the service's build (`dist/main.js`) on a free loopback port over the data root; resolves once it listens. */
 export const startService = (dataRoot: string, env: Record<string, string> = {}, options: StartOptions = {}) =>
-  startListening(["dist/main.js"], {
+  startListening([options.entry ?? "dist/main.js"], {
     SERVICE_API_KEY: BENCH_KEY,
     SERVICE_DATA_ROOT: dataRoot,
     SERVICE_PORT: "0",
@@ -103,21 +105,25 @@ const Answer = Schema.Struct({
 const decodeAnswer = Schema.decodeUnknownSync(Answer)
 
 /**
- * POSTs a JSON body with the benchmarks' key; fails on any status but 200 and 202. Answers the
- * body as read, its decoded fields, the client's time and the server's (`x-response-time-ms`).
+ * Sends a request with the benchmarks' key, and a JSON body when one is given; fails on any status
+ * but 200 and 202. Answers the body as read, its decoded fields, the client's time and the
+ * server's (`x-response-time-ms`).
  */
-export const postJson = async (port: number, path: string, body: unknown) => {
+export const sendJson = async (port: number, method: "GET" | "POST" | "DELETE", path: string, body?: unknown) => {
   const started = performance.now()
   const response = await fetch(`http://127.0.0.1:${port}${path}`, {
-    method: "POST",
-    headers: { authorization: `Bearer ${BENCH_KEY}`, "content-type": "application/json" },
-    body: JSON.stringify(body)
+    method,
+    headers: { authorization: `Bearer ${BENCH_KEY}`, ...(body === undefined ? {} : { "content-type": "application/json" }) },
+    ...(body === undefined ? {} : { body: JSON.stringify(body) })
   })
   const json: unknown = await response.json()
   const clientMs = performance.now() - started
-  if (response.status !== 200 && response.status !== 202) throw new Error(`${path}: ${response.status} ${JSON.stringify(json)}`)
+  if (response.status !== 200 && response.status !== 202) throw new Error(`${method} ${path}: ${response.status} ${JSON.stringify(json)}`)
   return { json, answer: decodeAnswer(json), clientMs, serverMs: Number(response.headers.get("x-response-time-ms")) }
 }
+
+/** POSTs a JSON body (see `sendJson`). */
+export const postJson = (port: number, path: string, body: unknown) => sendJson(port, "POST", path, body)
 
 /** p50, p95 and p99 of the values (sorted in place). */
 export const stats = (values: Array<number>) => {
