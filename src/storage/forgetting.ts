@@ -39,7 +39,16 @@ export interface RemovedPassage {
   readonly marker: string
 }
 
-const statementsAt = (links: ReadonlyArray<TurnLink>, seq: number) => links.flatMap((link) => link.seq === seq ? [link.statement] : [])
+/** The statements linked to each turn. */
+const statementsByTurn = (links: ReadonlyArray<TurnLink>) => {
+  const byTurn = new Map<number, Array<string>>()
+  for (const { seq, statement } of links) {
+    const statements = byTurn.get(seq)
+    if (statements === undefined) byTurn.set(seq, [statement])
+    else statements.push(statement)
+  }
+  return byTurn
+}
 
 /**
  * The turns rewritten: the words of `purged` memories replaced in the recorded text by the
@@ -52,10 +61,11 @@ export const rewriteTurns = (
 ) => {
   const rewrites: Array<TurnRewrite> = []
   const removed: Array<RemovedPassage> = []
+  const purged = statementsByTurn(links.purged), archived = statementsByTurn(links.archived)
   for (const turn of turns) {
     const recorded = turn.recorded_content ?? turn.content
-    const redacted = withoutMemories(recorded, statementsAt(links.purged, turn.seq), REDACTION)
-    const shown = withoutMemories(redacted.text, statementsAt(links.archived, turn.seq), ELISION)
+    const redacted = withoutMemories(recorded, purged.get(turn.seq) ?? [], REDACTION)
+    const shown = withoutMemories(redacted.text, archived.get(turn.seq) ?? [], ELISION)
     removed.push(...redacted.removed.map((text) => ({ text, marker: REDACTION })), ...shown.removed.map((text) => ({ text, marker: ELISION })))
     if (shown.text === turn.content && redacted.text === recorded) continue
     rewrites.push({

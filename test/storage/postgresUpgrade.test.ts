@@ -17,9 +17,10 @@ describe("PostgreSQL: a database written before forgetting reached the turns", (
       const storage = () => postgresStorage({ url: Redacted.make(url), poolMax: 2 })
       const written = yield* writeSession("alice", session("s1", [TURN], [add(fact("Alice lives in Lyon")), add(fact("Alice's PIN is 4417"))]))
         .pipe(Effect.provide(storage()))
-      // As the schema and an archive were before: the turn untouched, no column for its recorded text.
+      // As the schema and an archive were before: the turn untouched, no column for its recorded text nor the indexes forgetting reads by.
       yield* query(url, `UPDATE facts SET status = 'archived' WHERE fact_id = '${written.facts[1]!.factId}'`)
       yield* query(url, `ALTER TABLE turns DROP COLUMN recorded_content`)
+      yield* query(url, `DROP INDEX facts_by_superseded, facts_profiles, spans_by_turn, sources_by_span, events_by_memory`)
       yield* query(url, `DELETE FROM schema_migrations WHERE id = 5`)
 
       const lexicalTurns = (terms: ReadonlyArray<string>) =>

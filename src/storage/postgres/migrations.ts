@@ -122,6 +122,13 @@ const MIGRATIONS: ReadonlyArray<Migration> = [{
   statements: [
     // A turn as recorded, kept beside the text shown (and searched) while archived memories' words are elided from it.
     `ALTER TABLE turns ADD COLUMN recorded_content text`,
+    // Forgetting goes from a memory to its versions and the profiles citing it, from a turn to the
+    // memories taken from it, and from a memory to its events.
+    `CREATE INDEX facts_by_superseded ON facts (user_id, superseded_by) WHERE superseded_by IS NOT NULL`,
+    `CREATE INDEX facts_profiles ON facts (user_id, seq) WHERE kind = 'profile'`,
+    `CREATE INDEX spans_by_turn ON spans (user_id, turn_id)`,
+    `CREATE INDEX sources_by_span ON fact_sources (user_id, span_id)`,
+    `CREATE INDEX events_by_memory ON events (user_id, memory_id)`,
     // A finished job keeps no payload (its messages are users' words); those finished before now lose theirs.
     `UPDATE jobs SET payload = '{}' WHERE status IN ('succeeded', 'failed')`
   ],

@@ -58,7 +58,7 @@ export const forgetFacts = (sql: SqlClient.SqlClient, mode: "archive" | "purge",
     const seqs = [...new Set(sources.map((link) => link.seq))]
     const turns = yield* turnTexts(sql, seqs)
     const archived = yield* inBatches(seqs, (batch) =>
-      sql<TurnLink>`SELECT DISTINCT t.seq, f.content AS statement ${sql.literal(LINKS)} WHERE t.seq IN ${sql.in(batch)} AND f.status = 'archived'`)
+      sql<TurnLink>`SELECT DISTINCT t.seq, f.content AS statement ${sql.literal(LINKS)} WHERE t.seq IN ${sql.in(batch)} AND +f.status = 'archived'`)
     const { removed, rewrites } = rewriteTurns(turns, { purged: mode === "purge" ? sources : [], archived })
     const vectors = VectorQueries(sql)
     for (const turn of rewrites) {

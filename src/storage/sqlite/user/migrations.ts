@@ -153,6 +153,13 @@ export const userStoreMigrations = {
     yield* sql`ALTER TABLE turns ADD COLUMN recorded_content TEXT`
     yield* sql`INSERT INTO facts_fts (facts_fts, rank) VALUES ('secure-delete', 1)`
     yield* sql`INSERT INTO turns_fts (turns_fts, rank) VALUES ('secure-delete', 1)`
+    // Forgetting goes from a memory to its versions and the profiles citing it, from a turn to the
+    // memories taken from it, and from a memory to its events.
+    yield* sql`CREATE INDEX facts_by_superseded ON facts (superseded_by) WHERE superseded_by IS NOT NULL`
+    yield* sql`CREATE INDEX facts_profiles ON facts (seq) WHERE kind = 'profile'`
+    yield* sql`CREATE INDEX spans_by_turn ON spans (turn_id)`
+    yield* sql`CREATE INDEX sources_by_span ON fact_sources (span_id)`
+    yield* sql`CREATE INDEX events_by_memory ON events (memory_id)`
     const archived = yield* sql<FactRow>`SELECT ${sql.literal(FACT_COLUMNS)} FROM facts f WHERE f.status = 'archived'`
     const now = utcTimestamp(yield* Clock.currentTimeMillis)
     if (archived.length > 0) yield* forgetFacts(sql, "archive", archived, now)
