@@ -3,6 +3,7 @@ import { describe, expect, it } from "@effect/vitest"
 import { Effect } from "effect"
 import * as NodePath from "node:path"
 import * as SqliteVec from "sqlite-vec"
+import { controlMigrations, LATEST_CONTROL_MIGRATION } from "../src/storage/sqlite/control/migrations.js"
 import { openMigrated } from "../src/storage/sqlite/database.js"
 import { userStoreMigrations } from "../src/storage/sqlite/user/migrations.js"
 import { STORE_SCHEMA_VERSION } from "../src/version.js"
@@ -13,6 +14,30 @@ const TURN = "I live in Lyon. My PIN is 4417."
 /** A store file opened (and brought up to `migrations`) for the enclosing scope. */
 const open = (filename: string, migrations: Partial<typeof userStoreMigrations>, latest: number) =>
   openMigrated({ filename, migrations, latest, extensions: [SqliteVec.getLoadablePath()] }).pipe(Effect.provide(Reactivity.layer))
+
+const openControl = (filename: string, migrations: Partial<typeof controlMigrations>, latest: number) =>
+  openMigrated({ filename, migrations, latest }).pipe(Effect.provide(Reactivity.layer))
+
+describe("a control database written before finished jobs dropped their payloads", () => {
+  it.effect("drops the payloads of the jobs that had finished, and keeps those of the jobs still to run", () =>
+    Effect.gen(function*() {
+      const filename = NodePath.join(tempDataRoot(), "service_control.db")
+      const { "0003_finished_payloads": _, ...before } = controlMigrations
+      const job = (id: string, status: string) => ({ job_id: id, kind: "ingest", status, user_id: "alice", payload: JSON.stringify({ messages: [TURN] }), created_at: "now" })
+      yield* Effect.scoped(Effect.gen(function*() {
+        const sql = yield* openControl(filename, before, 2)
+        yield* sql`INSERT INTO jobs ${sql.insert([job("done", "succeeded"), job("failed", "failed"), job("waiting", "pending")])}`
+      }))
+      yield* Effect.scoped(Effect.gen(function*() {
+        const sql = yield* openControl(filename, controlMigrations, LATEST_CONTROL_MIGRATION)
+        expect(yield* sql`SELECT job_id, payload FROM jobs ORDER BY job_id`).toEqual([
+          { job_id: "done", payload: "{}" },
+          { job_id: "failed", payload: "{}" },
+          { job_id: "waiting", payload: JSON.stringify({ messages: [TURN] }) }
+        ])
+      }))
+    }))
+})
 
 describe("a store written before forgetting reached the turns", () => {
   it.effect("takes the words of the memories archived back then out of their turns when it is opened", () =>

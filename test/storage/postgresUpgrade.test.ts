@@ -11,7 +11,7 @@ const TURN = "I live in Lyon. My PIN is 4417."
 const query = (url: string, text: string) => Effect.promise(() => withClient(url, async (client) => (await client.query(text)).rows))
 
 describe("PostgreSQL: a database written before forgetting reached the turns", () => {
-  it.effect("takes the words of the memories archived back then out of their turns when it is migrated", () =>
+  it.effect("takes the words of the memories archived back then out of their turns, and finished jobs' payloads, when it is migrated", () =>
     Effect.gen(function*() {
       const url = yield* freshDatabase
       const storage = () => postgresStorage({ url: Redacted.make(url), poolMax: 2 })
@@ -22,6 +22,10 @@ describe("PostgreSQL: a database written before forgetting reached the turns", (
       yield* query(url, `ALTER TABLE turns DROP COLUMN recorded_content`)
       yield* query(url, `DROP INDEX facts_by_superseded, facts_profiles, spans_by_turn, sources_by_span, events_by_memory`)
       yield* query(url, `DELETE FROM schema_migrations WHERE id = 5`)
+      // A job that finished before then kept its payload; one still to run keeps it now too.
+      for (const [id, status] of [["done", "succeeded"], ["waiting", "pending"]]) {
+        yield* query(url, `INSERT INTO jobs (job_id, kind, status, user_id, payload, created_at) VALUES ('${id}', 'ingest', '${status}', 'alice', '{"messages":["${TURN}"]}', 'now')`)
+      }
 
       const lexicalTurns = (terms: ReadonlyArray<string>) =>
         Effect.flatMap(UserStore, (store) =>
@@ -29,5 +33,9 @@ describe("PostgreSQL: a database written before forgetting reached the turns", (
       const found = yield* Effect.all([lexicalTurns(["4417"]), lexicalTurns(["lyon"])]).pipe(Effect.provide(storage()))
       expect(found).toEqual([[], ["I live in Lyon. […]"]])
       expect(yield* query(url, `SELECT content, recorded_content FROM turns`)).toEqual([{ content: "I live in Lyon. […]", recorded_content: TURN }])
+      expect(yield* query(url, `SELECT job_id, payload FROM jobs ORDER BY job_id`)).toEqual([
+        { job_id: "done", payload: "{}" },
+        { job_id: "waiting", payload: `{"messages":["${TURN}"]}` }
+      ])
     }))
 })
