@@ -11,13 +11,13 @@ import { LlmProvider } from "../../llm/LlmProvider.js"
 import { type FactRow, inScope } from "../../domain/records.js"
 import type { FactPlan } from "../../storage/sessionWrite.js"
 import { ControlStore } from "../../storage/ControlStore.js"
-import type { RemovedPassage } from "../../storage/forgetting.js"
+import { NOTHING_ERASED, type RemovedPassage } from "../../storage/forgetting.js"
 import { type Forgotten, UserStore } from "../../storage/UserStore.js"
 import { embedForWrite, embeddingModel } from "../ingest/embedWrites.js"
 import { extractFacts } from "../ingest/Extractor.js"
 import { resolveSessionTime, scopeFilter, type ScopeParams, toMemory } from "./memoryRecords.js"
 
-const NOTHING_PURGED = { vectors: 0, fact_entity_roles: 0, fact_edges: 0, fact_sources: 0, versions: 0, turns_redacted: 0 }
+const NOTHING_PURGED = { ...NOTHING_ERASED, versions: 0, turns_redacted: 0 }
 
 /** Changes to existing memories; each is one transaction with its audit event. */
 export class MemoryWrites extends Effect.Service<MemoryWrites>()("Memory/MemoryWrites", {
@@ -75,9 +75,13 @@ export class MemoryWrites extends Effect.Service<MemoryWrites>()("Memory/MemoryW
     // have found more meanwhile): a purge cut off in between leaves none in either.
     const purge = (userId: string, memoryId: string, audit: AuditContext) =>
       Effect.gen(function*() {
-        yield* forgetInJobs(userId, yield* store.purgeWords(userId, memoryId))
+        const ahead = yield* store.purgeWords(userId, memoryId)
+        yield* forgetInJobs(userId, ahead)
         const forgotten = yield* store.purge(userId, memoryId, audit)
-        if (Option.isSome(forgotten)) yield* forgetInJobs(userId, forgotten.value.words)
+        if (Option.isSome(forgotten)) {
+          const taken = new Set(ahead.map((word) => word.text))
+          yield* forgetInJobs(userId, forgotten.value.words.filter((word) => !taken.has(word.text)))
+        }
         yield* reembed(userId, forgotten)
         return new DeleteResult({
           id: memoryId,

@@ -53,7 +53,8 @@ export const SqliteUserStoreLive = Layer.effect(
       archive: (userId, memoryId, audit) => read("archive", userId, (sql) => archiveMemory(sql, memoryId, audit), Option.none),
       // The purged words also leave the write-ahead log: its frames still hold the pages as they were.
       purge: (userId, memoryId, audit) =>
-        read("purge", userId, (sql) => Effect.tap(purgeMemory(sql, memoryId, audit), () => sql`PRAGMA wal_checkpoint(TRUNCATE)`), Option.none),
+        read("purge", userId, (sql) =>
+          Effect.tap(purgeMemory(sql, memoryId, audit), (purged) => Option.isSome(purged) ? sql`PRAGMA wal_checkpoint(TRUNCATE)` : Effect.void), Option.none),
       purgeWords: (userId, memoryId) => read("purgeWords", userId, (sql) => purgeWords(sql, memoryId), () => []),
       archiveAll: (userId, audit) => read("archiveAll", userId, (sql) => Effect.map(archiveAllMemories(sql, audit), Option.some), Option.none),
       embedTurns: (userId, model, turns) => read("embedTurns", userId, (sql) => embedTurns(sql, model, turns), () => undefined),
