@@ -56,6 +56,8 @@ const initialise = async (env: Record<string, string>) => {
   await first.exited
 }
 
+// Each case starts the service as a process (from the sources) once or twice: 60 s, not the
+// suite's 30, so that a loaded 2-core machine does not fail them on start-up time alone.
 describe("jobs across restarts (real processes)", () => {
   it("a job accepted before a crash runs at the next start, and its turns are written once", async () => {
     const { deployment, env } = await deployed()
@@ -71,7 +73,7 @@ describe("jobs across restarts (real processes)", () => {
       server.child.kill("SIGKILL")
       await server.exited
     }
-  })
+  }, 60_000)
 
   it("a job whose writes were committed before the crash is not applied again", async () => {
     const { deployment, env } = await deployed()
@@ -96,7 +98,7 @@ describe("jobs across restarts (real processes)", () => {
       again.child.kill("SIGKILL")
       await again.exited
     }
-  })
+  }, 60_000)
 
   it("kill -9 during a burst of async ingests: every acknowledged write is there exactly once after restart", async () => {
     const { deployment, env } = await deployed()
