@@ -64,8 +64,10 @@ export default defineConfig({
     ],
     env: { MEMORY_TEST_BACKEND: "postgres" },
     globalSetup: ["test/support/consoleBuild.ts", "test/support/postgresCluster.ts"],
-    testTimeout: 30_000,
-    hookTimeout: 30_000,
+    // Every server here shares one PostgreSQL cluster with the suites' real processes (forgetting's
+    // SIGKILL rounds among them) on the same cores: 60 s before a case or hook counts as hung.
+    testTimeout: 60_000,
+    hookTimeout: 60_000,
     maxWorkers: 2,
     minWorkers: 1
   }
