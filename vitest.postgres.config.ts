@@ -23,6 +23,8 @@ import { defineConfig } from "vitest/config"
  * - consoleApi, observability, tracing, config, secrets: serve files, metrics, traces and
  *   configuration without reaching any stored data; a second run would repeat the same code.
  *   (console runs on both for its request-log test; its static files cost little to serve twice.)
+ * - webhooks' cases of refused configurations (no storage is reached) and of an erase cut off
+ *   before its store file went (skipped here).
  * - databaseSelection, postgresRestart, replicas, crashSafetyReplicas and migrate pick the
  *   backend (or both ends of a migration) themselves.
  */
@@ -60,7 +62,8 @@ export default defineConfig({
       "test/security.test.ts",
       "test/updateMemory.test.ts",
       "test/usage.test.ts",
-      "test/vectors.test.ts"
+      "test/vectors.test.ts",
+      "test/webhooks.test.ts"
     ],
     env: { MEMORY_TEST_BACKEND: "postgres" },
     globalSetup: ["test/support/consoleBuild.ts", "test/support/postgresCluster.ts"],

@@ -23,6 +23,8 @@ import { Jobs } from "./services/jobs/Jobs.js"
 import { TracingLive } from "./services/observability/Tracing.js"
 import { postgresStorage } from "./storage/postgres/PostgresStorage.js"
 import { SqliteStorageLive } from "./storage/sqlite/SqliteStorage.js"
+import { WebhookCounters } from "./services/webhooks/WebhookCounters.js"
+import { Webhooks } from "./services/webhooks/Webhooks.js"
 
 const LOG_LEVELS: Record<LogLevelName, LogLevel.LogLevel> = {
   debug: LogLevel.Debug,
@@ -46,12 +48,19 @@ const AuthWarningLive = Layer.effectDiscard(
 
 /** The storage backend behind both ports: PostgreSQL when SERVICE_DATABASE_URL is set, else the embedded SQLite under SERVICE_DATA_ROOT. */
 const StorageLive = Layer.unwrapEffect(
-  Effect.map(AppConfig, (config) => Option.match(config.database, { onNone: () => SqliteStorageLive, onSome: postgresStorage }))
+  Effect.map(AppConfig, (config) =>
+    Option.match(config.database, {
+      onNone: () => SqliteStorageLive,
+      onSome: (database) => postgresStorage({ ...database, webhooks: Option.isSome(config.webhook) })
+    }))
 )
 
 const ControlServicesLive = Layer.mergeAll(ApiKeys.Default, Jobs.Default, RequestLog.Default).pipe(
   Layer.provideMerge(StorageLive)
 )
+
+/** The webhook dispatcher, and its counters that /metrics and the admin views read. */
+const WebhooksLive = Webhooks.Default.pipe(Layer.provideMerge(WebhookCounters.Default))
 
 /** One usage counter for the process: every LLM call adds to it, /v1/usage and /metrics read it. */
 const LlmLive = Embedder.Default.pipe(Layer.provideMerge(LlmProvider.Default), Layer.provideMerge(LlmUsage.Default))
@@ -77,7 +86,7 @@ const DomainLive = Layer.mergeAll(
   JobRunnerLive.pipe(Layer.provide(Layer.mergeAll(WritesLive, AnswerLive, Maintenance.Default)))
 )
 
-const ServicesLive = DomainLive.pipe(Layer.provideMerge(LlmLive), Layer.provideMerge(ControlServicesLive))
+const ServicesLive = DomainLive.pipe(Layer.provideMerge(WebhooksLive), Layer.provideMerge(LlmLive), Layer.provideMerge(ControlServicesLive))
 
 /** The whole server, from configuration to a listening socket. */
 export const ServerLive = HttpLive.pipe(

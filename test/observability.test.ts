@@ -7,6 +7,7 @@ import { Prometheus } from "../src/services/observability/Prometheus.js"
 import { RequestMetrics, RING_SIZE } from "../src/services/observability/RequestMetrics.js"
 import { SqliteStorageLive } from "../src/storage/sqlite/SqliteStorage.js"
 import { API_KEY, authHeaders, rawFetch, startServer, tempDataRoot } from "./support/server.js"
+import { WebhookCounters } from "../src/services/webhooks/WebhookCounters.js"
 
 describe("GET /v1/metrics", () => {
   it.scoped("reports count, min, p50, p95, p99, max per route template, only for routes with traffic", () =>
@@ -87,7 +88,7 @@ describe("GET /metrics", () => {
       expect(tokens.metrics.map((m) => m.labels?.operation)).toEqual([...Array(7).fill("answer"), ...Array(7).fill("ingest")])
     }).pipe(Effect.provide(
       Prometheus.Default.pipe(
-        Layer.provideMerge(Layer.mergeAll(LlmUsage.Default, RequestMetrics.Default, SqliteStorageLive)),
+        Layer.provideMerge(Layer.mergeAll(LlmUsage.Default, RequestMetrics.Default, SqliteStorageLive, WebhookCounters.Default)),
         Layer.provideMerge(AppConfig.layer),
         Layer.provide(Layer.setConfigProvider(ConfigProvider.fromMap(new Map([["SERVICE_API_KEY", "k"], ["SERVICE_DATA_ROOT", tempDataRoot()]]))))
       )

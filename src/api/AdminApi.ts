@@ -26,6 +26,10 @@ export class ConfigView extends Schema.Class<ConfigView>("ConfigView")({
   request_log_max: Schema.Int,
   job_retention_max: Schema.Int,
   job_lease_seconds: Schema.Int,
+  /** Where changes are posted, without credentials, query or fragment; none when webhooks are off. */
+  webhook_url: Schema.NullOr(Schema.String),
+  webhook_secret_set: Schema.Boolean,
+  webhook_retention_max: Schema.NullOr(Schema.Int),
   workers: Schema.Literal(1),
   lock_contention_count: Schema.Int,
   lock_contention_last: Schema.NullOr(Schema.String)
@@ -86,7 +90,16 @@ export class StatsView extends Schema.Class<StatsView>("StatsView")({
   requests_logged: Schema.Int,
   control_db_bytes: Schema.Int,
   memories_by_status: Counts,
-  open_stores: Schema.Int
+  open_stores: Schema.Int,
+  /** Webhook deliveries since the process started (delivered, failed, dropped) and what waits (retrying, pending). */
+  webhooks: Schema.Struct({
+    enabled: Schema.Boolean,
+    delivered: Schema.Int,
+    failed: Schema.Int,
+    retrying: Schema.Int,
+    pending: Schema.Int,
+    dropped: Schema.Int
+  })
 }) {}
 
 export class AdminApi extends HttpApiGroup.make("admin")

@@ -2,6 +2,7 @@ import { Context, Effect, Layer, Option, type Redacted } from "effect"
 import * as NodePath from "node:path"
 import { configInvalid } from "../startup/StartupError.js"
 import { boolVar, choiceVar, databaseUrlVar, intVar, optionalStringVar, originsVar, secretVar, stringVar } from "./variables.js"
+import { webhookSettings, type WebhookSettings } from "./webhooks.js"
 
 export const LLM_PROVIDERS = ["openai", "anthropic", "gemini", "ollama"] as const
 export type LlmProviderName = (typeof LLM_PROVIDERS)[number]
@@ -49,6 +50,8 @@ export interface Settings {
     readonly baseUrl: Option.Option<string>
   }
   readonly mcp: { readonly allowWrite: boolean; readonly logLevel: string }
+  /** Where memory changes are posted; none when SERVICE_WEBHOOK_URL is unset. */
+  readonly webhook: Option.Option<WebhookSettings>
   readonly apiUrl: string
 }
 
@@ -118,6 +121,7 @@ export const loadSettings = Effect.gen(function*() {
       allowWrite: yield* boolVar("SERVICE_MCP_ALLOW_WRITE", false),
       logLevel: yield* stringVar("SERVICE_MCP_LOG_LEVEL", "WARNING")
     },
+    webhook: yield* webhookSettings,
     apiUrl: yield* stringVar("SERVICE_API_URL", "http://127.0.0.1:8000")
   }
   return settings

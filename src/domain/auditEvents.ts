@@ -43,3 +43,12 @@ export const profileSupersededEvent = (entity: StaleEntity, oldId: string, newId
   reason: `profile of ${entity.name} superseded by a rebuilt one`,
   details: { action: "update", status: "superseded", new_memory_id: newId, superseded_id: oldId }
 })
+
+/** A user erased: recorded nowhere in their store (it is gone), only announced to the webhook receiver. */
+export const eraseUserEvent: NewEvent = {
+  type: "memory_delete",
+  memoryId: null,
+  sessionId: null,
+  reason: "every memory of the user purged, and the user's store erased",
+  details: { action: "purge_user", purged: true }
+}

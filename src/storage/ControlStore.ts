@@ -60,10 +60,40 @@ export interface ControlStoreOperations {
     /** Newest first: the reverse of the order the rows were appended in. */
     readonly page: (offset: number, limit: number) => Op<Page<RequestLogRow>>
   }
+  /**
+   * Changes that outlive a user's store. An erase holds its user's undelivered events and its own
+   * event here before the store goes, and releases them once it is gone; held changes are not
+   * delivered.
+   */
+  readonly webhooks: {
+    /** Queues held changes, in order; their ids. */
+    readonly hold: (userId: string, payloads: ReadonlyArray<string>) => Op<ReadonlyArray<number>>
+    readonly release: (ids: ReadonlyArray<number>) => Op<void>
+    /** Drops held changes whose erase did not happen. */
+    readonly drop: (ids: ReadonlyArray<number>) => Op<void>
+    /** Every held change, by user (left by an erase cut off by a crash). */
+    readonly held: Op<ReadonlyArray<{ readonly id: number; readonly userId: string }>>
+    /** A user's oldest released changes (at most `limit`). */
+    readonly head: (userId: string, limit: number) => Op<ReadonlyArray<QueuedChange>>
+    readonly remove: (id: number) => Op<void>
+    readonly postpone: (id: number, attempts: number, nextAttemptAt: number) => Op<void>
+    /** Users with released changes, and when their first is due (epoch ms). */
+    readonly users: Op<ReadonlyArray<{ readonly userId: string; readonly due: number }>>
+  }
   /** Starts refused because another process held the deployment's lock. */
   readonly lockContention: Op<LockContention>
   /** What the control plane takes on disk, for operators. */
   readonly sizeBytes: Op<number>
+}
+
+/** A change kept in the control plane's webhook queue: the events of a user being erased, and the erase. */
+export interface QueuedChange {
+  readonly id: number
+  readonly userId: string
+  /** The change as delivered, without its delivery id and attempt. */
+  readonly payload: string
+  readonly attempts: number
+  readonly nextAttemptAt: number
 }
 
 /** The storage of the control plane: one port, one adapter per backend. */

@@ -101,6 +101,43 @@ export interface ProfileSettlement {
   readonly audit: AuditContext
 }
 
+/** An undelivered change in a user's webhook outbox: its audit event as it reads now, and its attempts so far. */
+export interface OutboxEntry {
+  readonly seq: number
+  readonly attempts: number
+  /** Not to be sent before (epoch ms). */
+  readonly nextAttemptAt: number
+  readonly event: EventRow
+}
+
+/** A user whose outbox may hold changes, and when the first is due (epoch ms). */
+export interface OutboxUser {
+  readonly userId: string
+  readonly due: number
+}
+
+/**
+ * Users' webhook outboxes. While webhooks are on, every audit event a write appends also enters
+ * its user's outbox in the same unit of work; an entry leaves once delivered or refused.
+ */
+export interface OutboxOperations {
+  /** The oldest undelivered entries (at most `limit`), and how many there are. */
+  readonly head: (userId: string, limit: number) => Op<{ readonly entries: ReadonlyArray<OutboxEntry>; readonly total: number }>
+  readonly remove: (userId: string, seq: number) => Op<void>
+  readonly postpone: (userId: string, seq: number, attempts: number, nextAttemptAt: number) => Op<void>
+  /** Drops the oldest entries beyond `keep`; how many. */
+  readonly trim: (userId: string, keep: number) => Op<number>
+  /**
+   * Users whose outboxes may hold entries: every one with entries the first time (and, on a
+   * backend shared by processes, each time), and since then those written to by this process.
+   */
+  readonly users: Effect.Effect<ReadonlyArray<OutboxUser>, StoreUnavailable>
+  /** Holds the user's outbox for this process's deliveries, if no other process does: false when one does. */
+  readonly claim: (userId: string) => Effect.Effect<boolean, StoreError, Scope.Scope>
+  /** The user's undelivered events, oldest first, to be kept elsewhere before the user is erased. */
+  readonly pending: (userId: string) => Op<ReadonlyArray<EventRow>>
+}
+
 /** The users a backend holds and the size of their data. */
 export interface UserInventory {
   readonly users: ReadonlyArray<{ readonly user_id: string; readonly bytes: number }>
@@ -235,6 +272,8 @@ export interface UserStoreOperations {
    * the backend: false when one does. A process that dies gives its locks up.
    */
   readonly maintenanceLock: (userId: string) => Effect.Effect<boolean, StoreError, Scope.Scope>
+
+  readonly outbox: OutboxOperations
 
   /** Every user with data, for operators. */
   readonly inventory: Effect.Effect<UserInventory, StoreUnavailable>

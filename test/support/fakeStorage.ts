@@ -32,6 +32,15 @@ export const fakeUserStore = (implemented: Partial<UserStoreOperations>) =>
     staleCount: unimplemented("staleCount"),
     profileFacts: unimplemented("profileFacts"),
     maintenanceLock: unimplemented("maintenanceLock"),
+    outbox: {
+      head: unimplemented("outbox.head"),
+      remove: unimplemented("outbox.remove"),
+      postpone: unimplemented("outbox.postpone"),
+      trim: unimplemented("outbox.trim"),
+      users: missing("outbox.users"),
+      claim: unimplemented("outbox.claim"),
+      pending: unimplemented("outbox.pending")
+    },
     inventory: missing("inventory"),
     openStores: missing("openStores"),
     ...implemented

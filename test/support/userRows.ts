@@ -4,7 +4,7 @@ import { postgresControlRows, postgresUserRows } from "./userRows/postgres.js"
 import { sqliteControlRows, sqliteUserRows } from "./userRows/sqlite.js"
 
 /** The tables of a user's data that both backends hold with the same columns (PostgreSQL's also carry user_id). */
-export type UserTable = "sessions" | "turns" | "spans" | "facts" | "fact_sources" | "entities" | "fact_entity_roles" | "edges" | "events"
+export type UserTable = "sessions" | "turns" | "spans" | "facts" | "fact_sources" | "entities" | "fact_entity_roles" | "edges" | "events" | "webhook_outbox"
 
 /** A row as SQLite gives it: text, numbers (booleans as 0 or 1) and nulls. */
 export type Row = Readonly<Record<string, unknown>>
@@ -41,7 +41,7 @@ export const userRows = (deployment: Deployment): UserRows =>
   deployment.databaseUrl === null ? sqliteUserRows(deployment.dataRoot) : postgresUserRows(deployment.databaseUrl)
 
 /** The control plane's tables the fixtures reach, with the same columns on both backends. */
-export type ControlTable = "jobs"
+export type ControlTable = "jobs" | "webhook_queue"
 
 /**
  * The control plane's rows read and written beside the service, the same on either backend: for

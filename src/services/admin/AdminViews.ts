@@ -1,11 +1,13 @@
-import { Effect, Option } from "effect"
+import { Effect, Option, Redacted } from "effect"
 import { ConfigView, StatsView } from "../../api/AdminApi.js"
 import { AppConfig } from "../../config/AppConfig.js"
+import { shownWebhookUrl } from "../../config/webhooks.js"
 import { ControlStore } from "../../storage/ControlStore.js"
 import { UserStore } from "../../storage/UserStore.js"
 import { ApiKeys } from "./ApiKeys.js"
 import { Jobs } from "../jobs/Jobs.js"
 import { RequestLog } from "./RequestLog.js"
+import { WebhookCounters } from "../webhooks/WebhookCounters.js"
 
 /** Read-only operator views over configuration and the control plane. */
 export class AdminViews extends Effect.Service<AdminViews>()("Memory/AdminViews", {
@@ -16,6 +18,7 @@ export class AdminViews extends Effect.Service<AdminViews>()("Memory/AdminViews"
     const jobs = yield* Jobs
     const requestLog = yield* RequestLog
     const userStore = yield* UserStore
+    const webhookCounters = yield* WebhookCounters
 
     /** Every secret appears only as whether it is set. */
     const configView = Effect.gen(function*() {
@@ -41,6 +44,9 @@ export class AdminViews extends Effect.Service<AdminViews>()("Memory/AdminViews"
         request_log_max: config.requestLogMax,
         job_retention_max: config.jobRetentionMax,
         job_lease_seconds: config.jobLeaseMs / 1000,
+        webhook_url: Option.getOrNull(Option.map(config.webhook, ({ url }) => shownWebhookUrl(Redacted.value(url)))),
+        webhook_secret_set: Option.isSome(config.webhook),
+        webhook_retention_max: Option.getOrNull(Option.map(config.webhook, ({ retentionMax }) => retentionMax)),
         workers: 1,
         lock_contention_count: contention.count,
         lock_contention_last: contention.last
@@ -58,7 +64,8 @@ export class AdminViews extends Effect.Service<AdminViews>()("Memory/AdminViews"
         requests_logged: (yield* requestLog.page(0, 1)).total,
         control_db_bytes: yield* controlStore.sizeBytes,
         memories_by_status: memoriesByStatus,
-        open_stores: yield* userStore.openStores
+        open_stores: yield* userStore.openStores,
+        webhooks: yield* webhookCounters.snapshot
       })
     }).pipe(Effect.withSpan("AdminViews.stats"))
 

@@ -14,6 +14,7 @@ import { ControlStore } from "../../storage/ControlStore.js"
 import { NOTHING_ERASED, type RemovedPassage } from "../../storage/forgetting.js"
 import { type Forgotten, UserStore } from "../../storage/UserStore.js"
 import { embedForWrite, embeddingModel } from "../ingest/embedWrites.js"
+import { Webhooks } from "../webhooks/Webhooks.js"
 import { extractFacts } from "../ingest/Extractor.js"
 import { resolveSessionTime, scopeFilter, type ScopeParams, toMemory } from "./memoryRecords.js"
 
@@ -27,6 +28,7 @@ export class MemoryWrites extends Effect.Service<MemoryWrites>()("Memory/MemoryW
     const control = yield* ControlStore
     const embedder = yield* Embedder
     const llm = yield* LlmProvider
+    const webhooks = yield* Webhooks
     const nothingExtracted = new Unprocessable({
       message: "no memory could be extracted from `content` — refusing to close the existing one, which would leave no current version",
       details: {}
@@ -191,7 +193,7 @@ export class MemoryWrites extends Effect.Service<MemoryWrites>()("Memory/MemoryW
         if (params.purge && !config.allowPurge) return yield* purgeForbidden
         const userId = yield* validateUserId(params.user_id)
         if (params.purge) {
-          const existed = yield* store.erase(userId)
+          const existed = yield* webhooks.announceErase(userId, audit, store.erase(userId))
           yield* Effect.logInfo("user store erased").pipe(Effect.annotateLogs({ user_id: userId, actor: audit.actor, existed }))
           return new UserDeleteResult({ user_id: userId, deleted: existed, purged: true, archived: 0 })
         }

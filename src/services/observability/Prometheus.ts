@@ -5,6 +5,7 @@ import { countsOf } from "../../llm/usage.js"
 import { LlmUsage } from "../../llm/LlmUsage.js"
 import { nearestRank, RequestMetrics } from "./RequestMetrics.js"
 import { UserStore } from "../../storage/UserStore.js"
+import { WebhookCounters } from "../webhooks/WebhookCounters.js"
 
 interface Sample {
   readonly labels: Record<string, string | number>
@@ -37,6 +38,7 @@ export class Prometheus extends Effect.Service<Prometheus>()("Memory/Prometheus"
     const usage = yield* LlmUsage
     const stores = yield* UserStore
     const { storeCacheMax } = yield* AppConfig
+    const webhooks = yield* WebhookCounters
     const registry = new Registry()
 
     register(registry,
@@ -88,6 +90,26 @@ export class Prometheus extends Effect.Service<Prometheus>()("Memory/Prometheus"
       "Most idle per-user stores kept open (SERVICE_STORE_CACHE_MAX).",
       "gauge",
       async () => [{ labels: {}, value: storeCacheMax }]
+    )
+
+    register(registry,
+      "sodamem_webhook_changes_total",
+      "Memory changes the webhook dispatcher finished with since process start: delivered, failed (refused by the receiver) or dropped (outbox over its cap).",
+      "counter",
+      async () => {
+        const counts = await Effect.runPromise(webhooks.snapshot)
+        return (["delivered", "failed", "dropped"] as const).map((outcome) => ({ labels: { outcome }, value: counts[outcome] }))
+      }
+    )
+
+    register(registry,
+      "sodamem_webhook_changes_waiting",
+      "Undelivered memory changes: pending in the outboxes, of which retrying after a failed attempt.",
+      "gauge",
+      async () => {
+        const counts = await Effect.runPromise(webhooks.snapshot)
+        return (["pending", "retrying"] as const).map((state) => ({ labels: { state }, value: counts[state] }))
+      }
     )
 
     return {

@@ -6,6 +6,7 @@ import Pg from "pg"
 import { StoreUnavailable } from "../../api/errors.js"
 import { StartupError } from "../../startup/StartupError.js"
 import { LATEST_MIGRATION, migrate } from "./migrations.js"
+import { syncWebhookTrigger } from "./webhookTrigger.js"
 
 /** The PostgreSQL database holding users' data and the control plane, migrated to this build's schema. */
 export class PostgresDatabase extends Context.Tag("Memory/PostgresDatabase")<PostgresDatabase, SqlClient.SqlClient>() {}
@@ -74,7 +75,7 @@ const lostConnectionDefect = (defect: unknown) =>
 export const orUnavailable = <A, R>(statement: Effect.Effect<A, SqlError.SqlError, R>) =>
   statement.pipe(Effect.catchSomeDefect(lostConnectionDefect), Effect.catchTag("SqlError", unavailableOrDefect), Effect.uninterruptible)
 
-export const postgresDatabase = (options: { readonly url: Redacted.Redacted; readonly poolMax: number }) =>
+export const postgresDatabase = (options: { readonly url: Redacted.Redacted; readonly poolMax: number; readonly webhooks?: boolean }) =>
   Layer.scoped(
     PostgresDatabase,
     Effect.gen(function*() {
@@ -93,6 +94,8 @@ export const postgresDatabase = (options: { readonly url: Redacted.Redacted; rea
           details: { found: before, supported: LATEST_MIGRATION }
         })
       }
+      // A tool opening the database (a migration between backends) leaves the deployment's setting alone.
+      if (options.webhooks !== undefined) yield* syncWebhookTrigger(sql, options.webhooks)
       return sql
     }).pipe(
       Effect.catchTag("SqlError", (error) =>

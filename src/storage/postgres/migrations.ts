@@ -133,6 +133,21 @@ const MIGRATIONS: ReadonlyArray<Migration> = [{
     `UPDATE jobs SET payload = '{}' WHERE status IN ('succeeded', 'failed')`
   ],
   after: forgetArchived
+}, {
+  id: 6,
+  name: "webhook_outbox",
+  statements: [
+    // Changes waiting for the webhook receiver, each an audit event; filled by a trigger that
+    // exists while webhooks are on (see webhookTrigger.ts).
+    `CREATE TABLE webhook_outbox (user_id text NOT NULL, event_seq bigint NOT NULL, attempts integer NOT NULL DEFAULT 0,
+      next_attempt_at bigint NOT NULL DEFAULT 0, PRIMARY KEY (user_id, event_seq))`,
+    `CREATE FUNCTION webhook_outbox_fill() RETURNS trigger LANGUAGE plpgsql AS $$
+      BEGIN INSERT INTO webhook_outbox (user_id, event_seq) VALUES (NEW.user_id, NEW.seq); RETURN NULL; END $$`,
+    // Changes that outlive a user's data: an erase's, and the user's undelivered ones before it.
+    `CREATE TABLE webhook_queue (id bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY, user_id text NOT NULL, payload text NOT NULL,
+      attempts integer NOT NULL DEFAULT 0, next_attempt_at bigint NOT NULL DEFAULT 0, held integer NOT NULL)`,
+    `CREATE INDEX webhook_queue_by_user ON webhook_queue (user_id, id)`
+  ]
 }]
 
 /** The newest migration this build knows. */

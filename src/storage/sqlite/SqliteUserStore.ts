@@ -1,11 +1,14 @@
 import type { SqlClient, SqlError } from "@effect/sql"
 import { Effect, Layer, Option } from "effect"
+import * as NodeFs from "node:fs"
 import { AppConfig } from "../../config/AppConfig.js"
 import { validateUserId } from "../../domain/userId.js"
 import { type StoreError, UserStore, type UserStoreOperations } from "../UserStore.js"
 import { DataRootLock } from "./DataRootLock.js"
-import { userInventory } from "./inventory.js"
+import { makeWrittenUsers } from "../outboxUsers.js"
+import { userDirectories, userInventory } from "./inventory.js"
 import { StoreCache } from "./StoreCache.js"
+import { storeFilePath } from "./storeFile.js"
 import { appliedJobResult } from "./user/appliedJobs.js"
 import { listEvents } from "./user/events.js"
 import { entitiesOf } from "./user/factWrites.js"
@@ -13,6 +16,7 @@ import { FactQueries } from "./user/facts.js"
 import { purgeWords } from "./user/forget.js"
 import { entityTimeline, explore } from "./user/graphReads.js"
 import { archiveAllMemories, archiveMemory, correctMemory, embedTurns, ingestSession, purgeMemory } from "./user/memoryWrites.js"
+import { outboxDue, StoreOutbox } from "./user/outbox.js"
 import { settleProfile } from "./user/profileWrites.js"
 import { ProfileQueries } from "./user/profiles.js"
 import { recallLegs } from "./user/recall/legs.js"
@@ -31,10 +35,21 @@ export const SqliteUserStoreLive = Layer.effect(
   Effect.gen(function*() {
     // Stores are opened only by the process that holds the data root.
     yield* DataRootLock
-    const { dataRoot } = yield* AppConfig
+    const { dataRoot, webhook } = yield* AppConfig
     const stores = yield* StoreCache
     // One process holds the data root: its own runs are all there are.
     const maintaining = new Set<string>()
+
+    const written = makeWrittenUsers(Option.isSome(webhook))
+    // The first time, every store is looked at; after that, this process's writes are all there are.
+    let scanned = false
+    const storesWithEntries = Effect.sync(() =>
+      userDirectories(dataRoot).flatMap((userId) => {
+        const file = storeFilePath(dataRoot, userId)
+        const due = NodeFs.existsSync(file) ? outboxDue(file) : undefined
+        return due === undefined ? [] : [{ userId, due }]
+      })
+    )
 
     /** Runs on the user's store if it exists; `absent` otherwise (a read never creates a store). */
     const read = <A>(name: string, userId: string, use: Use<A>, absent: () => A): Effect.Effect<A, StoreError> =>
@@ -48,17 +63,17 @@ export const SqliteUserStoreLive = Layer.effect(
       provision: (userId) => write("provision", userId, () => Effect.void),
       erase: (userId) => stores.erase(userId).pipe(Effect.withSpan("UserStore.erase")),
 
-      writeSession: (userId, session, options) => write("writeSession", userId, (sql) => ingestSession(sql, session, options)),
-      correct: (userId, correction) => write("correct", userId, (sql) => correctMemory(sql, correction)),
-      archive: (userId, memoryId, audit) => read("archive", userId, (sql) => archiveMemory(sql, memoryId, audit), Option.none),
+      writeSession: (userId, session, options) => written.after(userId, write("writeSession", userId, (sql) => ingestSession(sql, session, options))),
+      correct: (userId, correction) => written.after(userId, write("correct", userId, (sql) => correctMemory(sql, correction))),
+      archive: (userId, memoryId, audit) => written.after(userId, read("archive", userId, (sql) => archiveMemory(sql, memoryId, audit), Option.none)),
       // The purged words also leave the write-ahead log: its frames still hold the pages as they were.
       purge: (userId, memoryId, audit) =>
-        read("purge", userId, (sql) =>
-          Effect.tap(purgeMemory(sql, memoryId, audit), (purged) => Option.isSome(purged) ? sql`PRAGMA wal_checkpoint(TRUNCATE)` : Effect.void), Option.none),
+        written.after(userId, read("purge", userId, (sql) =>
+          Effect.tap(purgeMemory(sql, memoryId, audit), (purged) => Option.isSome(purged) ? sql`PRAGMA wal_checkpoint(TRUNCATE)` : Effect.void), Option.none)),
       purgeWords: (userId, memoryId) => read("purgeWords", userId, (sql) => purgeWords(sql, memoryId), () => []),
-      archiveAll: (userId, audit) => read("archiveAll", userId, (sql) => Effect.map(archiveAllMemories(sql, audit), Option.some), Option.none),
+      archiveAll: (userId, audit) => written.after(userId, read("archiveAll", userId, (sql) => Effect.map(archiveAllMemories(sql, audit), Option.some), Option.none)),
       embedTurns: (userId, model, turns) => read("embedTurns", userId, (sql) => embedTurns(sql, model, turns), () => undefined),
-      settleProfile: (userId, settle) => write("settleProfile", userId, (sql) => settleProfile(sql, settle)),
+      settleProfile: (userId, settle) => written.after(userId, write("settleProfile", userId, (sql) => settleProfile(sql, settle))),
 
       appliedJob: (userId, jobId) =>
         read("appliedJob", userId, (sql) => Effect.map(appliedJobResult(sql, jobId), Option.fromNullable), Option.none),
@@ -93,6 +108,22 @@ export const SqliteUserStoreLive = Layer.effect(
             Effect.sync(() => !maintaining.has(valid) && maintaining.add(valid).has(valid)),
             (held) => held ? Effect.sync(() => maintaining.delete(valid)) : Effect.void
           )),
+
+      outbox: {
+        head: (userId, limit) => read("outbox.head", userId, (sql) => StoreOutbox(sql).head(limit), () => ({ entries: [], total: 0 })),
+        remove: (userId, seq) => read("outbox.remove", userId, (sql) => StoreOutbox(sql).remove(seq), () => undefined),
+        postpone: (userId, seq, attempts, nextAttemptAt) =>
+          read("outbox.postpone", userId, (sql) => StoreOutbox(sql).postpone(seq, attempts, nextAttemptAt), () => undefined),
+        trim: (userId, keep) => read("outbox.trim", userId, (sql) => StoreOutbox(sql).trim(keep), () => 0),
+        users: Effect.suspend(() => {
+          if (scanned) return written.take
+          scanned = true
+          return Effect.zipWith(storesWithEntries, written.take, (found, recent) => [...found, ...recent])
+        }),
+        // One process holds the data root: its dispatcher is the only one.
+        claim: () => Effect.succeed(true),
+        pending: (userId) => read("outbox.pending", userId, (sql) => StoreOutbox(sql).pending, () => [])
+      },
 
       inventory: Effect.sync(() => userInventory(dataRoot)).pipe(Effect.withSpan("UserStore.inventory")),
       openStores: stores.openCount

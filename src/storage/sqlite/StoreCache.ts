@@ -36,7 +36,7 @@ export const IDLE_GRACE = Duration.seconds(1)
  */
 export class StoreCache extends Effect.Service<StoreCache>()("Memory/StoreCache", {
   scoped: Effect.gen(function*() {
-    const { dataRoot, storeCacheMax } = yield* AppConfig
+    const { dataRoot, storeCacheMax, webhook } = yield* AppConfig
     const reactivity = yield* Reactivity.Reactivity
     // Map order is recency order: a touched entry is moved to the end.
     const entries = new Map<string, Entry>()
@@ -56,7 +56,7 @@ export class StoreCache extends Effect.Service<StoreCache>()("Memory/StoreCache"
     })
 
     const open = (userId: string) =>
-      Effect.map(openStoreFile({ dataRoot, userId, checkpointer, reactivity }), ({ scope, sql }) =>
+      Effect.map(openStoreFile({ dataRoot, userId, checkpointer, reactivity, webhooks: Option.isSome(webhook) }), ({ scope, sql }) =>
         ({ store: { userId, sql }, scope, users: 0, idleSince: 0 }) satisfies Entry)
 
     /**

@@ -25,6 +25,8 @@ export const openStoreFile = (options: {
   readonly userId: string
   readonly checkpointer: Effect.Effect.Success<typeof makeCheckpointer>
   readonly reactivity: Context.Tag.Service<typeof Reactivity.Reactivity>
+  /** Whether audit events enter the webhook outbox. */
+  readonly webhooks: boolean
 }) =>
   Effect.gen(function*() {
     const { checkpointer, userId } = options
@@ -51,6 +53,13 @@ export const openStoreFile = (options: {
       Effect.tap((opened) => opened`PRAGMA wal_autocheckpoint = ${opened.literal(String(FOREGROUND_CHECKPOINT_PAGES))}`),
       // What is deleted or overwritten is zeroed on the page, so that a purge leaves no words in free space.
       Effect.tap((opened) => opened`PRAGMA secure_delete = ON`),
+      // A temporary trigger lives with its connection: only a service that delivers fills the
+      // outbox, in the transaction that appends the event.
+      Effect.tap((opened) =>
+        options.webhooks
+          ? opened`CREATE TEMP TRIGGER webhook_outbox_fill AFTER INSERT ON main.events
+                   BEGIN INSERT INTO main.webhook_outbox (event_seq) VALUES (NEW.seq); END`
+          : Effect.void),
       Effect.tap(() => Effect.addFinalizer(() => checkpointer.closing(filename))),
       Scope.extend(scope),
       Effect.provideService(Reactivity.Reactivity, options.reactivity),

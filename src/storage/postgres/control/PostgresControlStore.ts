@@ -3,6 +3,7 @@ import type { ApiKeyRow, ClaimedJob, JobRow, RequestLogRow } from "../../../doma
 import { ControlStore } from "../../ControlStore.js"
 import { scrubbedResults } from "../../forgetting.js"
 import { orUnavailable, PostgresDatabase } from "../database.js"
+import { WebhookQueue } from "../../webhookQueue.js"
 
 const JOB_COLUMNS = "job_id, kind, status, user_id, result, error, created_at, finished_at"
 const KEY_COLUMNS = "id, name, prefix, created_at, last_used_at, revoked_at"
@@ -61,6 +62,7 @@ export const PostgresControlStoreLive = Layer.effect(
           orUnavailable
         )
       },
+      webhooks: WebhookQueue(sql, orUnavailable),
       apiKeys: {
         insert: (row) => sql`INSERT INTO api_keys ${sql.insert({ ...row })}`.pipe(Effect.asVoid, orUnavailable),
         list: (includeRevoked) =>

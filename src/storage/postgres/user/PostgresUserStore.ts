@@ -8,19 +8,23 @@ import { UserGraph } from "./graph.js"
 import { UserReads } from "./reads.js"
 import { UserRecall } from "./recall.js"
 import { archiveAllMemories, archiveMemory, correctMemory, embedTurns, ingestSession, purgeMemory, settleProfile } from "./units.js"
-import { maintenanceLock } from "./maintenanceLock.js"
+import { makeWrittenUsers } from "../../outboxUsers.js"
+import { outboxUsers, UserOutbox } from "./outbox.js"
+import { MAINTENANCE_LOCKS, sessionLock, WEBHOOK_LOCKS } from "./sessionLocks.js"
 import { makeVectorIndexes } from "./vectorIndexes.js"
 import { clock, UserWrites } from "./writes.js"
 
 /**
  * The user store on PostgreSQL: every user's data in shared tables, each statement bounded to
- * one user. A statement's failure is a defect.
+ * one user. A statement's failure is a defect. With webhooks on, the outbox is filled by the
+ * database (see webhookTrigger.ts).
  */
-export const PostgresUserStoreLive = Layer.effect(
+export const postgresUserStore = (webhooks: boolean) => Layer.effect(
   UserStore,
   Effect.gen(function*() {
     const sql = yield* PostgresDatabase
     const indexes = makeVectorIndexes()
+    const written = makeWrittenUsers(webhooks)
 
     const run = <A, R>(name: string, userId: string, use: (userId: string) => Effect.Effect<A, SqlError.SqlError, R>): Effect.Effect<A, StoreError, R> =>
       Effect.flatMap(validateUserId(userId), (valid) => orUnavailable(use(valid))).pipe(Effect.withSpan(`UserStore.${name}`))
@@ -42,14 +46,14 @@ export const PostgresUserStoreLive = Layer.effect(
             return yield* writes.eraseUser
           }))),
 
-      writeSession: (userId, write, options) => run("writeSession", userId, () => ingestSession(sql, userId, write, options)),
-      correct: (userId, correction) => run("correct", userId, () => correctMemory(sql, userId, correction)),
-      archive: (userId, memoryId, audit) => run("archive", userId, () => archiveMemory(sql, userId, memoryId, audit)),
-      purge: (userId, memoryId, audit) => run("purge", userId, () => purgeMemory(sql, userId, memoryId, audit)),
+      writeSession: (userId, write, options) => written.after(userId, run("writeSession", userId, () => ingestSession(sql, userId, write, options))),
+      correct: (userId, correction) => written.after(userId, run("correct", userId, () => correctMemory(sql, userId, correction))),
+      archive: (userId, memoryId, audit) => written.after(userId, run("archive", userId, () => archiveMemory(sql, userId, memoryId, audit))),
+      purge: (userId, memoryId, audit) => written.after(userId, run("purge", userId, () => purgeMemory(sql, userId, memoryId, audit))),
       purgeWords: (userId, memoryId) => run("purgeWords", userId, () => purgeWords(sql, userId, memoryId)),
-      archiveAll: (userId, audit) => run("archiveAll", userId, () => ifKnown(userId, archiveAllMemories(sql, userId, audit))),
+      archiveAll: (userId, audit) => written.after(userId, run("archiveAll", userId, () => ifKnown(userId, archiveAllMemories(sql, userId, audit)))),
       embedTurns: (userId, model, turns) => run("embedTurns", userId, () => turns.length === 0 ? Effect.void : embedTurns(sql, userId, model, turns)),
-      settleProfile: (userId, settle) => run("settleProfile", userId, () => settleProfile(sql, userId, settle)),
+      settleProfile: (userId, settle) => written.after(userId, run("settleProfile", userId, () => settleProfile(sql, userId, settle))),
 
       appliedJob: (userId, jobId) => run("appliedJob", userId, () => Effect.map(UserReads(sql, userId).appliedJob(jobId), Option.fromNullable)),
       fact: (userId, factId) => run("fact", userId, () => Effect.map(UserReads(sql, userId).fact(factId), Option.fromNullable)),
@@ -72,7 +76,19 @@ export const PostgresUserStoreLive = Layer.effect(
       staleEntities: (userId, order, limit) => run("staleEntities", userId, () => UserReads(sql, userId).staleEntities(order, limit)),
       staleCount: (userId) => run("staleCount", userId, () => UserReads(sql, userId).staleCount),
       profileFacts: (userId, entityId) => run("profileFacts", userId, () => UserReads(sql, userId).profileFacts(entityId)),
-      maintenanceLock: (userId) => run("maintenanceLock", userId, () => maintenanceLock(sql, userId)),
+      maintenanceLock: (userId) => run("maintenanceLock", userId, () => sessionLock(sql, MAINTENANCE_LOCKS, userId)),
+
+      outbox: {
+        head: (userId, limit) => run("outbox.head", userId, () => UserOutbox(sql, userId).head(limit)),
+        remove: (userId, seq) => run("outbox.remove", userId, () => UserOutbox(sql, userId).remove(seq)),
+        postpone: (userId, seq, attempts, nextAttemptAt) =>
+          run("outbox.postpone", userId, () => UserOutbox(sql, userId).postpone(seq, attempts, nextAttemptAt)),
+        trim: (userId, keep) => run("outbox.trim", userId, () => UserOutbox(sql, userId).trim(keep)),
+        // Other replicas' writes and those before a restart are found in the table.
+        users: Effect.zipWith(orUnavailable(outboxUsers(sql)), written.take, (found, recent) => [...found, ...recent]),
+        claim: (userId) => run("outbox.claim", userId, () => sessionLock(sql, WEBHOOK_LOCKS, userId)),
+        pending: (userId) => run("outbox.pending", userId, () => UserOutbox(sql, userId).pending)
+      },
 
       inventory: orUnavailable(Effect.gen(function*() {
         // A user's share of the database, estimated as the size of their facts, turns and events with their vectors.

@@ -13,7 +13,7 @@ import { vectorText } from "./rows.js"
 
 /** The tables that hold a user's data, each keyed by user_id first. */
 const USER_TABLES = [
-  "applied_jobs", "events", "edges", "fact_entity_roles", "entities", "fact_sources", "fact_postings", "facts", "spans", "turn_postings", "turns", "sessions"
+  "applied_jobs", "events", "edges", "fact_entity_roles", "entities", "fact_sources", "fact_postings", "facts", "spans", "turn_postings", "turns", "sessions", "webhook_outbox"
 ] as const
 
 export const clock = Effect.map(Clock.currentTimeMillis, (millis) => ({ now: utcTimestamp(millis), epochSeconds: millis / 1000 }))

@@ -7,6 +7,7 @@ import { ControlDb, ControlDbLive, controlDbPath } from "./ControlDb.js"
 import { JobQueries } from "./jobs.js"
 import { readLockContention } from "./lockContention.js"
 import { RequestLogQueries } from "./requestLog.js"
+import { WebhookQueue } from "../../webhookQueue.js"
 
 /** The control plane in `<data_root>/.control/service_control.db`, opened once the data root is locked. */
 export const SqliteControlStoreLive = Layer.effect(
@@ -18,6 +19,7 @@ export const SqliteControlStoreLive = Layer.effect(
       jobs: yield* JobQueries,
       apiKeys: yield* ApiKeyQueries,
       requestLog: yield* RequestLogQueries,
+      webhooks: WebhookQueue(controlDb, Effect.orDie),
       lockContention: Effect.provideService(readLockContention, ControlDb, controlDb),
       sizeBytes: Effect.sync(() => sqliteFileBytes(controlDbPath(dataRoot)))
     }

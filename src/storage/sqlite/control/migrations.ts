@@ -58,7 +58,21 @@ export const controlMigrations = {
     const sql = yield* SqlClient.SqlClient
     // A finished job keeps no payload (its messages are users' words); those finished before now lose theirs.
     yield* sql`UPDATE jobs SET payload = '{}' WHERE status IN ('succeeded', 'failed')`
+  }),
+  // Changes that outlive a user's store: an erase's, and the user's undelivered ones before it.
+  "0004_webhook_queue": Effect.gen(function*() {
+    const sql = yield* SqlClient.SqlClient
+    yield* sql`
+      CREATE TABLE webhook_queue (
+        id INTEGER PRIMARY KEY AUTOINCREMENT,
+        user_id TEXT NOT NULL,
+        payload TEXT NOT NULL,
+        attempts INTEGER NOT NULL DEFAULT 0,
+        next_attempt_at INTEGER NOT NULL DEFAULT 0,
+        held INTEGER NOT NULL
+      )`
+    yield* sql`CREATE INDEX webhook_queue_by_user ON webhook_queue (user_id, id)`
   })
 }
 
-export const LATEST_CONTROL_MIGRATION = 3
+export const LATEST_CONTROL_MIGRATION = 4

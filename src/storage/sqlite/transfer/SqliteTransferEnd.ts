@@ -30,7 +30,7 @@ export const sqliteTransferEnd = (dataRoot: string) =>
 
     const withStore = <A>(userId: string, use: (sql: SqlClient.SqlClient) => Effect.Effect<A, SqlError.SqlError>) =>
       Effect.acquireUseRelease(
-        openStoreFile({ dataRoot, userId, checkpointer, reactivity }),
+        openStoreFile({ dataRoot, userId, checkpointer, reactivity, webhooks: false }),
         ({ sql }) => use(sql),
         ({ scope }) => Scope.close(scope, Exit.void)
       ).pipe(Effect.mapError(failed))

@@ -163,5 +163,16 @@ export const userStoreMigrations = {
     const archived = yield* sql<FactRow>`SELECT ${sql.literal(FACT_COLUMNS)} FROM facts f WHERE f.status = 'archived'`
     const now = utcTimestamp(yield* Clock.currentTimeMillis)
     if (archived.length > 0) yield* forgetFacts(sql, "archive", archived, now)
+  }),
+  // Changes waiting for the webhook receiver, each an audit event of this store. Filled, while
+  // webhooks are on, by a trigger each connection creates for itself (see storeFile.ts).
+  "0005_webhook_outbox": Effect.gen(function*() {
+    const sql = yield* SqlClient.SqlClient
+    yield* sql`
+      CREATE TABLE webhook_outbox (
+        event_seq INTEGER PRIMARY KEY,
+        attempts INTEGER NOT NULL DEFAULT 0,
+        next_attempt_at INTEGER NOT NULL DEFAULT 0
+      )`
   })
 }

@@ -1,0 +1,63 @@
+import * as NodeCrypto from "node:crypto"
+import type { EventRow } from "./records.js"
+
+/** A memory change as `/v1/events` shows it: what a webhook delivers, with its delivery id and attempt. */
+export interface ChangeEvent {
+  readonly event_id: string
+  readonly ts: string
+  readonly user_id: string
+  readonly agent_id: null
+  readonly run_id: null
+  readonly type: string
+  readonly memory_id: string | null
+  readonly session_id: string | null
+  readonly reason: string | null
+  readonly details: Record<string, unknown>
+}
+
+/** An audit event of a user's store as the service shows it. */
+export const changeEvent = (userId: string, row: EventRow): ChangeEvent => ({
+  event_id: row.event_id,
+  ts: row.ts,
+  user_id: userId,
+  agent_id: null,
+  run_id: null,
+  type: row.type,
+  memory_id: row.memory_id,
+  session_id: row.session_id,
+  reason: row.reason,
+  details: JSON.parse(row.details) as Record<string, unknown>
+})
+
+/** JSON with every object's keys sorted and no whitespace: the bytes a receiver verifies. */
+export const canonicalJson = (value: unknown): string =>
+  JSON.stringify(value, (_key, inner: unknown) =>
+    inner !== null && typeof inner === "object" && !Array.isArray(inner)
+      ? Object.fromEntries(Object.entries(inner).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)))
+      : inner)
+
+/** The header a receiver checks: `sha256=` and the hex HMAC-SHA256 of the exact body. */
+export const SIGNATURE_HEADER = "X-SodaMem-Signature"
+
+export const signature = (secret: string, body: string) =>
+  `sha256=${NodeCrypto.createHmac("sha256", secret).update(body, "utf8").digest("hex")}`
+
+/** One attempt's body: the event, the delivery's id and which attempt this is (from 1). */
+export const deliveryBody = (event: ChangeEvent, attempt: number) =>
+  canonicalJson({ ...event, delivery_id: `dlv_${NodeCrypto.randomUUID().replaceAll("-", "")}`, attempt })
+
+/** How an attempt ended, as far as retrying goes. */
+export type AttemptOutcome = "delivered" | "retry" | "failed"
+
+/**
+ * A 2xx delivers; 429 and 5xx (the receiver overloaded or failing) are tried again, as are
+ * timeouts and connection errors; any other status is an answer that a retry would not change.
+ */
+export const outcomeOfStatus = (status: number): AttemptOutcome =>
+  status >= 200 && status < 300 ? "delivered" : status === 429 || status >= 500 ? "retry" : "failed"
+
+/** The wait before the next attempt after `attempts` failed ones: doubling from `baseMs` up to `maxMs`, the upper half jittered. */
+export const retryDelayMs = (attempts: number, baseMs: number, maxMs: number, random: number) => {
+  const ceiling = Math.min(maxMs, baseMs * 2 ** Math.min(attempts - 1, 30))
+  return Math.round(ceiling / 2 + (ceiling / 2) * random)
+}

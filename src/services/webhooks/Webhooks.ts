@@ -1,0 +1,176 @@
+import { Clock, Effect, Option, Schedule } from "effect"
+import { AppConfig } from "../../config/AppConfig.js"
+import type { WebhookSettings } from "../../config/webhooks.js"
+import type { AuditContext } from "../../domain/audit.js"
+import { eraseUserEvent } from "../../domain/auditEvents.js"
+import { canonicalJson, type ChangeEvent, changeEvent, retryDelayMs } from "../../domain/webhooks.js"
+import { ControlStore } from "../../storage/ControlStore.js"
+import { eventRowValues } from "../../storage/rowValues.js"
+import { type StoreError, UserStore } from "../../storage/UserStore.js"
+import { utcTimestamp } from "../../util/timestamps.js"
+import { type Attempt, postChange } from "./delivery.js"
+import { WebhookCounters } from "./WebhookCounters.js"
+
+/** How often the dispatcher looks for due changes. */
+const POLL = "200 millis"
+/** Changes read from an outbox at once. */
+const BATCH = 50
+/** When another process is delivering a user's changes, how long before this one looks again. */
+const CLAIMED_ELSEWHERE_MS = 1_000
+
+/** What becomes of a change after an attempt: gone (delivered or refused), or due again at a time. */
+type Settled = { readonly _tag: "Gone" } | { readonly _tag: "Later"; readonly at: number }
+
+/**
+ * Delivers every memory change to the configured receiver, from the outboxes the writes fill in
+ * their own transactions: in order per user, each change until the receiver takes or refuses it,
+ * retried with backoff meanwhile, a bounded number of users at once. Off when no URL is set.
+ */
+export class Webhooks extends Effect.Service<Webhooks>()("Memory/Webhooks", {
+  scoped: Effect.gen(function*() {
+    const { webhook } = yield* AppConfig
+    const store = yield* UserStore
+    const control = yield* ControlStore
+    const counters = yield* WebhookCounters
+    const scope = yield* Effect.scope
+
+    // Users with changes, and when the first is due (epoch ms); users being delivered now.
+    const due = new Map<string, number>()
+    const delivering = new Set<string>()
+    const dueAt = (userId: string, at: number) => due.set(userId, Math.min(at, due.get(userId) ?? Number.POSITIVE_INFINITY))
+
+    /** One attempt at a change, and what becomes of it. */
+    const attempt = (settings: WebhookSettings, event: ChangeEvent, attempts: number) =>
+      Effect.gen(function*() {
+        const result: Attempt = yield* postChange(settings, event, attempts + 1)
+        const log = { event_id: event.event_id, user_id: event.user_id, attempt: attempts + 1, result: result.detail }
+        if (result.outcome === "delivered") {
+          yield* counters.count("delivered")
+          return { _tag: "Gone" } satisfies Settled
+        }
+        if (result.outcome === "failed") {
+          yield* counters.count("failed")
+          yield* Effect.logWarning("webhook refused by its receiver; the change is not sent again").pipe(Effect.annotateLogs(log))
+          return { _tag: "Gone" } satisfies Settled
+        }
+        const now = yield* Clock.currentTimeMillis
+        const at = now + retryDelayMs(attempts + 1, settings.retryBaseMs, settings.retryMaxMs, Math.random())
+        yield* Effect.logWarning("webhook not delivered; it is tried again").pipe(Effect.annotateLogs({ ...log, retry_in_ms: at - now }))
+        return { _tag: "Later", at } satisfies Settled
+      })
+
+    /**
+     * Delivers a user's changes in order: those the control plane keeps (an erase's) first, then
+     * the outbox's. Stops at the first change that must wait; the time it is due, or none when
+     * nothing is left.
+     */
+    const deliverUser = (settings: WebhookSettings, userId: string): Effect.Effect<Option.Option<number>, StoreError> =>
+      Effect.gen(function*() {
+        for (;;) {
+          const queued = yield* control.webhooks.head(userId, BATCH)
+          for (const change of queued) {
+            if (change.nextAttemptAt > (yield* Clock.currentTimeMillis)) return Option.some(change.nextAttemptAt)
+            const settled = yield* attempt(settings, JSON.parse(change.payload) as ChangeEvent, change.attempts)
+            yield* counters.retrying(userId, settled._tag === "Later")
+            if (settled._tag === "Later") {
+              yield* control.webhooks.postpone(change.id, change.attempts + 1, settled.at)
+              return Option.some(settled.at)
+            }
+            yield* control.webhooks.remove(change.id)
+          }
+          if (queued.length === BATCH) continue
+          const dropped = yield* store.outbox.trim(userId, settings.retentionMax)
+          if (dropped > 0) {
+            yield* counters.count("dropped", dropped)
+            yield* Effect.logWarning("webhook outbox over its cap: the oldest undelivered changes were dropped").pipe(
+              Effect.annotateLogs({ user_id: userId, dropped, cap: settings.retentionMax })
+            )
+          }
+          const { entries, total } = yield* store.outbox.head(userId, BATCH)
+          yield* counters.pending(userId, total)
+          if (entries.length === 0) return Option.none()
+          for (const entry of entries) {
+            if (entry.nextAttemptAt > (yield* Clock.currentTimeMillis)) return Option.some(entry.nextAttemptAt)
+            const settled = yield* attempt(settings, changeEvent(userId, entry.event), entry.attempts)
+            yield* counters.retrying(userId, settled._tag === "Later")
+            if (settled._tag === "Later") {
+              yield* store.outbox.postpone(userId, entry.seq, entry.attempts + 1, settled.at)
+              return Option.some(settled.at)
+            }
+            yield* store.outbox.remove(userId, entry.seq)
+          }
+        }
+      })
+
+    /** Delivers a user's due changes if no other process is; then notes when the user is due again. */
+    const visit = (settings: WebhookSettings, userId: string) =>
+      Effect.gen(function*() {
+        // Writes during the visit mark the user due again; the visit itself only adds a later time.
+        due.delete(userId)
+        const claimed = yield* store.outbox.claim(userId)
+        if (!claimed) return dueAt(userId, (yield* Clock.currentTimeMillis) + CLAIMED_ELSEWHERE_MS)
+        const next = yield* deliverUser(settings, userId)
+        if (Option.isSome(next)) dueAt(userId, next.value)
+      }).pipe(
+        Effect.scoped,
+        Effect.catchAllCause((cause) =>
+          Effect.zipRight(
+            Effect.logWarning("webhook delivery interrupted; the user's changes are tried again").pipe(Effect.annotateLogs({ user_id: userId }), Effect.annotateLogs("cause", cause)),
+            Effect.flatMap(Clock.currentTimeMillis, (now) => Effect.sync(() => dueAt(userId, now + settings.retryBaseMs)))
+          )),
+        Effect.ensuring(Effect.sync(() => delivering.delete(userId)))
+      )
+
+    /** Learns which users have changes, and starts delivering the due ones, a bounded number at once. */
+    const dispatch = (settings: WebhookSettings) =>
+      Effect.gen(function*() {
+        const found = [...yield* store.outbox.users, ...yield* control.webhooks.users]
+        for (const { due: at, userId } of found) dueAt(userId, at)
+        const now = yield* Clock.currentTimeMillis
+        for (const [userId, at] of due) {
+          if (delivering.size >= settings.concurrency) break
+          if (at > now || delivering.has(userId)) continue
+          delivering.add(userId)
+          yield* Effect.forkIn(visit(settings, userId), scope)
+        }
+      }).pipe(Effect.catchAllCause((cause) => Effect.logWarning("webhook dispatch could not look for changes; it looks again", cause)))
+
+    /**
+     * An erase cut off by a crash left its changes held: released if the user's data is gone,
+     * dropped if it is still there (the erase did not happen).
+     */
+    const settleHeld = Effect.gen(function*() {
+      const held = yield* control.webhooks.held
+      for (const userId of new Set(held.map((change) => change.userId))) {
+        const ids = held.filter((change) => change.userId === userId).map((change) => change.id)
+        const { total } = yield* store.events(userId, { type: null, offset: 0, limit: 1 })
+        yield* total > 0 ? control.webhooks.drop(ids) : control.webhooks.release(ids)
+      }
+    })
+
+    if (Option.isSome(webhook)) {
+      yield* counters.enable
+      yield* settleHeld.pipe(Effect.catchAll((error) => Effect.logWarning("held webhook changes not settled at start; they are at the next", error)))
+      yield* Effect.forkScoped(Effect.repeat(dispatch(webhook.value), Schedule.spaced(POLL)))
+    }
+
+    /**
+     * Erases a user with `erase`, announcing it: the user's undelivered changes and the erase
+     * itself are kept in the control plane first, held until the data is gone, so that the
+     * receiver hears of each change and of the erase after them.
+     */
+    const announceErase = (userId: string, audit: AuditContext, erase: Effect.Effect<boolean, StoreError>) =>
+      Option.isNone(webhook) ? erase : Effect.gen(function*() {
+        const pending = yield* store.outbox.pending(userId)
+        const ts = utcTimestamp(yield* Clock.currentTimeMillis)
+        const changes = [...pending, eventRowValues(eraseUserEvent, audit, ts)].map((row) => canonicalJson(changeEvent(userId, row)))
+        const ids = yield* control.webhooks.hold(userId, changes)
+        const existed = yield* erase.pipe(Effect.tapError(() => control.webhooks.drop(ids)))
+        yield* control.webhooks.release(ids)
+        dueAt(userId, 0)
+        return existed
+      })
+
+    return { announceErase } as const
+  })
+}) {}
