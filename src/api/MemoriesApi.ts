@@ -136,7 +136,9 @@ export class DeleteResult extends Schema.Class<DeleteResult>("DeleteResult")({
   deleted: Schema.Boolean,
   already_deleted: Schema.Boolean,
   purged: Schema.Boolean,
-  cascaded: Schema.Record({ key: Schema.String, value: Schema.Int })
+  cascaded: Schema.Record({ key: Schema.String, value: Schema.Int }).annotations({
+    description: "Archive: {}. Purge: counts of what went with the memory: vectors, fact_entity_roles, fact_edges, fact_sources, versions (the memory rows erased: the memory, the versions it superseded, the profiles citing them), turns_redacted, and under the reference service's names fact_events (= versions) and chroma_vectors (= vectors); all 0 for an unknown id."
+  })
 }) {}
 
 export const UpdateMemoryRequest = Schema.Struct({
