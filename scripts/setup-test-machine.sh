@@ -6,22 +6,32 @@
 set -euo pipefail
 
 PG_BIN=/usr/lib/postgresql/15/bin
-as_root() { if [ "$(id -u)" -eq 0 ]; then "$@"; else sudo "$@"; fi; }
+VECTOR_CONTROL=/usr/share/postgresql/15/extension/vector.control
+as_root() {
+  if [ "$(id -u)" -eq 0 ]; then "$@"
+  elif command -v sudo >/dev/null; then sudo "$@"
+  else echo "setup-test-machine: installing needs root: run this script as root, or install sudo" >&2; return 1
+  fi
+}
 
+# /usr/bin/chromium is the browser the tests launch (test/support/browser.ts).
 missing=()
 [ -x /usr/bin/chromium ] || missing+=(chromium)
 [ -x "$PG_BIN/initdb" ] || missing+=(postgresql-15)
-[ -f /usr/include/postgresql/15/server/postgres.h ] || missing+=(postgresql-server-dev-15)
-command -v make >/dev/null || missing+=(make)
-command -v gcc >/dev/null || missing+=(gcc)
+# Building pgvector takes the server's headers and a compiler; nothing else does.
+if [ ! -f "$VECTOR_CONTROL" ]; then
+  [ -f /usr/include/postgresql/15/server/postgres.h ] || missing+=(postgresql-server-dev-15)
+  command -v make >/dev/null || missing+=(make)
+  command -v gcc >/dev/null || missing+=(gcc)
+fi
 if [ "${#missing[@]}" -gt 0 ]; then
-  echo "installing from Debian's packages: ${missing[*]}"
+  echo "installing from Debian's packages (apt-get, as root or through sudo): ${missing[*]}"
   as_root apt-get update -qq
   as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
 fi
 
-if [ ! -f /usr/share/postgresql/15/extension/vector.control ]; then
-  echo "building pgvector from Debian's source package"
+if [ ! -f "$VECTOR_CONTROL" ]; then
+  echo "building pgvector from Debian's source package (make install as root or through sudo)"
   work=$(mktemp -d)
   chmod 755 "$work"
   trap 'rm -rf "$work"' EXIT
@@ -42,4 +52,4 @@ fi
 
 /usr/bin/chromium --version
 "$PG_BIN/postgres" --version
-echo "pgvector $(awk -F"'" '/default_version/ { print $2 }' /usr/share/postgresql/15/extension/vector.control)"
+echo "pgvector $(awk -F"'" '/default_version/ { print $2 }' "$VECTOR_CONTROL")"

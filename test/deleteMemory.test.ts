@@ -78,7 +78,7 @@ describe("DELETE /v1/memories/{id}?purge=true", () => {
         deleted: true,
         already_deleted: false,
         purged: true,
-        cascaded: { vectors: 0, fact_entity_roles: 1, fact_edges: 2, fact_sources: 1, versions: 1, turns_redacted: 1 }
+        cascaded: { chroma_vectors: 0, fact_events: 1, vectors: 0, fact_entity_roles: 1, fact_edges: 2, fact_sources: 1, versions: 1, turns_redacted: 1 }
       })
       const rows = userRows(server)
       // The turn was one sentence, all of it the memory's: all of it goes.
@@ -98,7 +98,23 @@ describe("DELETE /v1/memories/{id}?purge=true", () => {
         deleted: false,
         already_deleted: false,
         purged: true,
-        cascaded: { vectors: 0, fact_entity_roles: 0, fact_edges: 0, fact_sources: 0, versions: 0, turns_redacted: 0 }
+        cascaded: { chroma_vectors: 0, fact_events: 0, vectors: 0, fact_entity_roles: 0, fact_edges: 0, fact_sources: 0, versions: 0, turns_redacted: 0 }
       })
+    }))
+
+  it.scoped("answers the reference service's counts beside ours, in the answer and its event: fact_events the memory rows erased, chroma_vectors their vectors", () =>
+    Effect.gen(function*() {
+      const server = yield* serverWithFacts({ SERVICE_ALLOW_PURGE: "true" })
+      const { baseUrl } = server
+      // fact_1 superseded an older version: the purge erases both rows.
+      yield* seedFacts(server, "alice", [{ fact_id: "fact_0", content: "Alice lives in Porto.", status: "superseded", superseded_by: "fact_1" }])
+      const response = yield* del(`${baseUrl}/v1/memories/fact_1?user_id=alice&purge=true`)
+      const { cascaded } = response.body as { cascaded: Record<string, number> }
+      expect(cascaded).toMatchObject({ fact_events: 2, chroma_vectors: 0, fact_entity_roles: 1, fact_edges: 2, versions: 2, vectors: 0 })
+      expect(yield* userRows(server).count("alice", "facts")).toBe(1)
+      const events = (yield* get(`${baseUrl}/v1/events?user_id=alice&type=memory_delete`)).body as { events: Array<{ details: { cascaded: unknown } }> }
+      expect(events.events[0]?.details.cascaded).toEqual(cascaded)
+      const missing = (yield* del(`${baseUrl}/v1/memories/nope?user_id=alice&purge=true`)).body as { cascaded: Record<string, number> }
+      expect(missing.cascaded).toMatchObject({ fact_events: 0, chroma_vectors: 0, fact_entity_roles: 0, fact_edges: 0 })
     }))
 })

@@ -50,6 +50,13 @@ describe("OpenAPI and /docs", () => {
       expect(JSON.stringify(document)).not.toContain("HttpApiDecodeError")
     }))
 
+  it("gives every operation a summary, its one line in /docs", () => {
+    const unsummarized = Object.entries(OpenApi.fromApi(MemoryApi).paths).flatMap(([path, operations]) =>
+      Object.entries(operations).flatMap(([method, operation]) =>
+        (operation?.summary ?? "").trim() === "" ? [`${method.toUpperCase()} ${path}`] : []))
+    expect(unsummarized).toEqual([])
+  })
+
   it("matches the committed snapshot (a contract change shows up in review)", async () => {
     await expect(JSON.stringify(OpenApi.fromApi(MemoryApi), null, 2)).toMatchFileSnapshot("./__snapshots__/openapi.json")
   })

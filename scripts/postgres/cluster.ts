@@ -52,7 +52,7 @@ const asOwnerAsync = (command: string, args: ReadonlyArray<string>) =>
  */
 export const startCluster = async (options: { readonly fsync: boolean }): Promise<Cluster> => {
   if (!NodeFs.existsSync(NodePath.join(PG_BIN, "initdb")) || !NodeFs.existsSync("/usr/share/postgresql/15/extension/vector.control")) {
-    throw new Error("PostgreSQL 15 with pgvector is missing: run scripts/setup-test-machine.sh")
+    throw new Error("PostgreSQL 15 with pgvector is missing: run `bash scripts/setup-test-machine.sh` (as root or with sudo; the README's test command runs it first), which installs them")
   }
   const directory = NodeFs.mkdtempSync(NodePath.join(NodeOs.tmpdir(), "memory-pg-"))
   if (process.getuid?.() === 0) execFileSync("chown", ["-R", "postgres:postgres", directory])

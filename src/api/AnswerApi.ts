@@ -47,6 +47,7 @@ export class AnswerApi extends HttpApiGroup.make("answer")
       .addError(ProviderFailureWire)
       .addError(InvalidScopeWire)
       .addError(StoreUnavailableWire)
+      .annotate(OpenApi.Summary, "Answer a question from a user's memory with the configured LLM, with citations")
       .annotate(
         OpenApi.Description,
         "Answer a question from a user's memory with the configured LLM: a planner searches the memory step by step (up to max_steps), then a reader answers only from the evidence gathered, with citations. Sync by default; async_mode answers 202 with an answer job. No LLM configured → 503 service_unavailable."

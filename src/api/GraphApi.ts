@@ -127,6 +127,7 @@ export class GraphApi extends HttpApiGroup.make("graph")
       .addSuccess(EntityTimeline)
       .addError(InvalidScopeWire)
       .addError(StoreUnavailableWire)
+      .annotate(OpenApi.Summary, "The memories of every entity a name matches, oldest first")
       .annotate(
         OpenApi.Description,
         "The memories of every entity whose name contains entity_id (case and accents ignored; at most 200 entities), of any status (marked in status and version_status), oldest first: undated first, then by occurred_start, ties in insertion order. An unknown entity is 200 with no items. Scope keys narrow."
@@ -138,6 +139,7 @@ export class GraphApi extends HttpApiGroup.make("graph")
       .addSuccess(ExploreResult)
       .addError(InvalidScopeWire)
       .addError(StoreUnavailableWire)
+      .annotate(OpenApi.Summary, "The graph around a memory, breadth first for 1..3 levels")
       .annotate(
         OpenApi.Description,
         "The graph around a memory, breadth first over edges in both directions for depth levels (1..3). An entity is not a node: reaching one also reaches, in the same level, the other memories linked to it. Edges are ordered by level, then created_at, then edge_id; the walk stops after the level in which limit edges were found; edges is cut to limit, count.edges is how many were found. Nodes are the start and the memories the returned edges touch. An unknown start is 200 and empty. Scope keys narrow."
@@ -149,6 +151,7 @@ export class GraphApi extends HttpApiGroup.make("graph")
       .addSuccess(RefineResponse)
       .addError(InvalidScopeWire)
       .addError(StoreUnavailableWire)
+      .annotate(OpenApi.Summary, "Search narrowed by entity, session, confidence and dates, with no LLM call")
       .annotate(
         OpenApi.Description,
         "Search (no LLM call) narrowed by filters: entity (a linked entity's name contains it, case and accents ignored), session_id (the source session), min_confidence (raw turns have none and are left out when it is set), occurred_from / occurred_to (inclusive, on the date of occurred_start, else session_time, at the coarser of the two precisions). top_k is capped at 50; total_candidates counts the matches before the cut. Scope keys narrow."

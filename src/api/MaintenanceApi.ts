@@ -42,6 +42,7 @@ export class MaintenanceApi extends HttpApiGroup.make("maintenance")
       .addError(InvalidScopeWire)
       .addError(ProviderFailureWire)
       .addError(StoreUnavailableWire)
+      .annotate(OpenApi.Summary, "Rebuild the profiles of a user's stale entities")
       .annotate(
         OpenApi.Description,
         "Rebuild the profiles of a user's stale entities, at most batch_size per call, each in its own transaction superseding the previous profile: with an LLM a summary citing the facts, without one a digest of the current facts. A run already going for the user answers 200 status already_running; the soft deadline stops between entities with cancelled true. remaining_stale says what is left. Sync by default; async (or async_mode) answers 202 with a dream job. Never scheduled by the service itself."

@@ -136,7 +136,9 @@ export class DeleteResult extends Schema.Class<DeleteResult>("DeleteResult")({
   deleted: Schema.Boolean,
   already_deleted: Schema.Boolean,
   purged: Schema.Boolean,
-  cascaded: Schema.Record({ key: Schema.String, value: Schema.Int })
+  cascaded: Schema.Record({ key: Schema.String, value: Schema.Int }).annotations({
+    description: "Archive: {}. Purge: counts of what went with the memory: vectors, fact_entity_roles, fact_edges, fact_sources, versions (the memory rows erased: the memory, the versions it superseded, the profiles citing them), turns_redacted, and under the reference service's names fact_events (= versions) and chroma_vectors (= vectors); all 0 for an unknown id."
+  })
 }) {}
 
 export const UpdateMemoryRequest = Schema.Struct({
@@ -171,6 +173,7 @@ export class MemoriesApi extends HttpApiGroup.make("memories")
       .addError(IngestFailedWire)
       .addError(ProviderFailureWire)
       .addError(StoreUnavailableWire)
+      .annotate(OpenApi.Summary, "Ingest a conversation: a job to poll (202), or the counts with async_mode false")
       .annotate(
         OpenApi.Description,
         "Ingest a conversation. async_mode (default true) answers 202 with a job to poll; false answers 200 with counts. infer=true (default) extracts facts with the configured LLM and reconciles them with current memories (add, supersede, merge); infer=false stores the turns verbatim and needs no LLM."
@@ -184,6 +187,7 @@ export class MemoriesApi extends HttpApiGroup.make("memories")
       .addError(InvalidScopeWire)
       .addError(ConfigInvalidWire)
       .addError(StoreUnavailableWire)
+      .annotate(OpenApi.Summary, "Ingest 1..500 sessions of one user, each an item of its own in the report")
       .annotate(
         OpenApi.Description,
         "Ingest 1..500 sessions of one user. Each session is attempted on its own: a session that fails validation or extraction is a failed item (error \"<code>: <message>\"), never the whole batch. async_mode (default true) answers 202 with an ingest_batch job whose result is the per-item report."
@@ -220,6 +224,7 @@ export class MemoriesApi extends HttpApiGroup.make("memories")
       .addError(ConfigInvalidWire)
       .addError(ProviderFailureWire)
       .addError(StoreUnavailableWire)
+      .annotate(OpenApi.Summary, "Correct a memory: a new version supersedes it, nothing is rewritten in place")
       .annotate(
         OpenApi.Description,
         "Correct a memory by superseding it: with an LLM configured the content goes through extraction (the newest fact extracted is the new version, 422 when none is), otherwise it is stored verbatim; a new version is written and the old one closed with valid_until, linked by SUPERSEDES; nothing is rewritten in place. An archived target is 404, a superseded one 409."
@@ -233,6 +238,7 @@ export class MemoriesApi extends HttpApiGroup.make("memories")
       .addError(ForbiddenWire)
       .addError(InvalidScopeWire)
       .addError(StoreUnavailableWire)
+      .annotate(OpenApi.Summary, "Archive a memory, or erase it with purge=true")
       .annotate(
         OpenApi.Description,
         "Archive a memory (idempotent; it leaves list, get, search and context, the record stays). purge=true erases it with its roles, edges and index rows, only when SERVICE_ALLOW_PURGE is on (else 403). An unknown id is 200 with deleted false."
@@ -246,6 +252,7 @@ export class MemoriesApi extends HttpApiGroup.make("memories")
       .addError(NotImplementedWire)
       .addError(InvalidScopeWire)
       .addError(StoreUnavailableWire)
+      .annotate(OpenApi.Summary, "Archive all of a user's memories, or erase the user's data with purge=true")
       .annotate(
         OpenApi.Description,
         "All of a user's memories: archived by default (one audit event); purge=true erases the user's store directory, only when SERVICE_ALLOW_PURGE is on. Jobs, keys and the request log stay in the control plane. Scope keys are refused (501): this acts on the whole user."

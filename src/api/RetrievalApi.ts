@@ -69,6 +69,7 @@ export class RetrievalApi extends HttpApiGroup.make("retrieval")
       .addSuccess(SearchResponse)
       .addError(InvalidScopeWire)
       .addError(StoreUnavailableWire)
+      .annotate(OpenApi.Summary, "Ranked recall over memories and raw turns, with no LLM call")
       .annotate(
         OpenApi.Description,
         "Ranked recall with no LLM call: lexical (bm25, stemmed) over facts and raw turns, entities named in the query, dates it names, and session neighbours, fused into one score with near-duplicates merged. Legs that cannot run are listed in degraded[]."
@@ -80,6 +81,7 @@ export class RetrievalApi extends HttpApiGroup.make("retrieval")
       .addSuccess(ContextResponse)
       .addError(InvalidScopeWire)
       .addError(StoreUnavailableWire)
+      .annotate(OpenApi.Summary, "A prompt-ready block of cited evidence within a token budget, with no LLM call")
       .annotate(OpenApi.Description, "A prompt-ready block of cited evidence within token_budget (default 2000), with no LLM call; unknown query parameters are refused.")
   )
   .add(
@@ -88,6 +90,7 @@ export class RetrievalApi extends HttpApiGroup.make("retrieval")
       .addSuccess(ContextResponse)
       .addError(InvalidScopeWire)
       .addError(StoreUnavailableWire)
+      .annotate(OpenApi.Summary, "The same as GET /v1/context, with a JSON body")
       .annotate(OpenApi.Description, "The same as GET /v1/context, with a JSON body.")
   )
   .middleware(Authentication) {}

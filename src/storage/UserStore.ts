@@ -72,7 +72,11 @@ export type CorrectionOutcome =
   | { readonly _tag: "Refused"; readonly current: FactRow | undefined }
   | { readonly _tag: "Corrected"; readonly fact: FactRow }
 
-/** What purging a memory removed with it: its versions (the memory counted), their links, and the turns whose words were redacted. */
+/**
+ * What purging a memory removed with it: its versions (the memory counted), their links, and the
+ * turns whose words were redacted; and the same counts under the reference service's names, which
+ * its clients read.
+ */
 export type PurgeCascade = {
   readonly vectors: number
   readonly fact_entity_roles: number
@@ -80,6 +84,10 @@ export type PurgeCascade = {
   readonly fact_sources: number
   readonly versions: number
   readonly turns_redacted: number
+  /** `versions`: the reference's facts table is `fact_events`. */
+  readonly fact_events: number
+  /** `vectors`: the reference keeps them in Chroma. */
+  readonly chroma_vectors: number
 }
 
 /**

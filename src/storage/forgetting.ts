@@ -1,5 +1,6 @@
 import { ELISION, hasWords, REDACTION, withoutMemories } from "../domain/excerpts.js"
 import { factMetadata, type FactRow } from "../domain/records.js"
+import type { PurgeCascade } from "./UserStore.js"
 
 // What archiving or purging memories does to the turns they were taken from, the same on every
 // backend: a backend reads the turns and the memories linked to them, and writes back what this
@@ -21,6 +22,18 @@ export const profilesCiting = (profiles: ReadonlyArray<FactRow>, factIds: Readon
 
 /** What erasing facts removed with them: none of anything yet. */
 export const NOTHING_ERASED = { vectors: 0, fact_entity_roles: 0, fact_edges: 0, fact_sources: 0 }
+
+/** What a purge reports, from what erasing its facts removed; the reference service's names for the same counts are set here only, for every backend. */
+export const purgeCascade = (erased: typeof NOTHING_ERASED, versions: number, turnsRedacted: number): PurgeCascade => ({
+  chroma_vectors: erased.vectors,
+  fact_events: versions,
+  ...erased,
+  versions,
+  turns_redacted: turnsRedacted
+})
+
+/** What purging an unknown memory reports. */
+export const NOTHING_PURGED = purgeCascade(NOTHING_ERASED, 0, 0)
 
 /** A memory's statement, linked to a turn it was taken from. */
 export interface TurnLink {

@@ -106,7 +106,7 @@ export const forgettingContract = (backend: StorageBackend) =>
         expect(yield* store.purgeWords("alice", "fact_missing")).toEqual([])
         const purged = Option.getOrThrow(yield* store.purge("alice", current.fact_id, AUDIT))
         expect(purged.words).toEqual(ahead)
-        expect(purged.cascaded).toMatchObject({ versions: 2, turns_redacted: 3, fact_sources: 3 })
+        expect(purged.cascaded).toMatchObject({ versions: 2, fact_events: 2, turns_redacted: 3, fact_sources: 3 })
         expect(purged.words.map((word) => word.text)).toEqual(expect.arrayContaining(["My PIN is 1234.", "Alice's PIN is 4417"]))
         expect(yield* store.fact("alice", old.fact_id)).toEqual(Option.none())
         expect(yield* store.fact("alice", current.fact_id)).toEqual(Option.none())

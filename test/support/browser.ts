@@ -3,7 +3,7 @@ import * as NodeFs from "node:fs"
 import * as NodePath from "node:path"
 import { type Browser, chromium, type Page } from "playwright-core"
 
-/** Debian's Chromium: `.ci/run` installs it; playwright-core drives it (it downloads no browser). */
+/** Debian's Chromium, installed by scripts/setup-test-machine.sh; playwright-core drives it (it downloads no browser). */
 export const CHROMIUM = "/usr/bin/chromium"
 
 /** Headless, and quiet on the network: the machine's closed network refuses background traffic. */
@@ -27,7 +27,7 @@ export const NARROW = { width: 390, height: 844 } as const
 export const launchChromium = Effect.acquireRelease(
   Effect.promise(() => {
     if (!NodeFs.existsSync(CHROMIUM)) {
-      return Promise.reject(new Error(`${CHROMIUM} is missing: install Debian's chromium (apt-get install chromium), as .ci/run does`))
+      return Promise.reject(new Error(`${CHROMIUM} is missing: run \`bash scripts/setup-test-machine.sh\` (as root or with sudo; the README's test command runs it first), which installs Debian's chromium`))
     }
     return chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS })
   }),

@@ -66,6 +66,7 @@ export interface SeedFact {
   readonly content: string
   readonly kind?: string
   readonly status?: string
+  readonly superseded_by?: string | null
   readonly valid_until?: string | null
   readonly agent_id?: string | null
   readonly project_id?: string | null

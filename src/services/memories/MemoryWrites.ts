@@ -11,14 +11,12 @@ import { LlmProvider } from "../../llm/LlmProvider.js"
 import { type FactRow, inScope } from "../../domain/records.js"
 import type { FactPlan } from "../../storage/sessionWrite.js"
 import { ControlStore } from "../../storage/ControlStore.js"
-import { NOTHING_ERASED, type RemovedPassage } from "../../storage/forgetting.js"
+import { NOTHING_PURGED, type RemovedPassage } from "../../storage/forgetting.js"
 import { type Forgotten, UserStore } from "../../storage/UserStore.js"
 import { embedForWrite, embeddingModel } from "../ingest/embedWrites.js"
 import { Webhooks } from "../webhooks/Webhooks.js"
 import { extractFacts } from "../ingest/Extractor.js"
 import { resolveSessionTime, scopeFilter, type ScopeParams, toMemory } from "./memoryRecords.js"
-
-const NOTHING_PURGED = { ...NOTHING_ERASED, versions: 0, turns_redacted: 0 }
 
 /** Changes to existing memories; each is one transaction with its audit event. */
 export class MemoryWrites extends Effect.Service<MemoryWrites>()("Memory/MemoryWrites", {

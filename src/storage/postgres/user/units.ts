@@ -4,8 +4,8 @@ import type { AuditContext } from "../../../domain/audit.js"
 import { archiveAllEvent, archiveEvent, profileAddedEvent, profileSupersededEvent, purgeEvent } from "../../../domain/auditEvents.js"
 import { type FactRow, inScope, type NewEvent, type ScopeFilter } from "../../../domain/records.js"
 import type { SessionWrite } from "../../sessionWrite.js"
-import { toEmbed } from "../../forgetting.js"
-import type { CorrectionOutcome, ProfileSettlement, PurgeCascade, SessionOutcome, TurnToEmbed } from "../../UserStore.js"
+import { purgeCascade, toEmbed } from "../../forgetting.js"
+import type { CorrectionOutcome, ProfileSettlement, SessionOutcome, TurnToEmbed } from "../../UserStore.js"
 import { forgetFacts, forgottenWith } from "./forget.js"
 import { FACT_COLUMNS, inList } from "./rows.js"
 import { UserReads } from "./reads.js"
@@ -83,7 +83,7 @@ export const purgeMemory = (sql: SqlClient.SqlClient, userId: string, memoryId: 
       const { now } = yield* clock
       const facts = yield* forgottenWith(sql, userId, memoryId)
       const { cascaded, rewrites, words } = yield* forgetFacts(sql, userId, writes, "purge", facts, now)
-      const all: PurgeCascade = { ...cascaded, versions: facts.length, turns_redacted: rewrites.length }
+      const all = purgeCascade(cascaded, facts.length, rewrites.length)
       yield* writes.insertEvents([purgeEvent(fact, all, audit)], audit, now)
       return Option.some({ cascaded: all, words, reembed: toEmbed(rewrites) })
     }))

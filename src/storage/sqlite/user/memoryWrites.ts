@@ -5,7 +5,7 @@ import { archiveAllEvent, archiveEvent, purgeEvent } from "../../../domain/audit
 import { utcTimestamp } from "../../../util/timestamps.js"
 import { type FactRow, inScope, type NewEvent, type ScopeFilter } from "../../../domain/records.js"
 import type { SessionWrite } from "../../sessionWrite.js"
-import { toEmbed } from "../../forgetting.js"
+import { purgeCascade, toEmbed } from "../../forgetting.js"
 import type { CorrectionOutcome, SessionOutcome, TurnToEmbed } from "../../UserStore.js"
 import { inBatches } from "./batches.js"
 import { appliedJobResult, markJobApplied } from "./appliedJobs.js"
@@ -76,7 +76,7 @@ export const purgeMemory = (sql: SqlClient.SqlClient, memoryId: string, audit: A
     const { now } = yield* clock
     const facts = yield* forgottenWith(sql, memoryId)
     const { cascaded, rewrites, words } = yield* forgetFacts(sql, "purge", facts, now)
-    const all = { ...cascaded, versions: facts.length, turns_redacted: rewrites.length }
+    const all = purgeCascade(cascaded, facts.length, rewrites.length)
     yield* insertEvent(sql, purgeEvent(fact, all, audit), audit, now)
     return Option.some({ cascaded: all, words, reembed: toEmbed(rewrites) })
   }))
