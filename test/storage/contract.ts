@@ -4,13 +4,15 @@ import type { UserStore } from "../../src/storage/UserStore.js"
 import { controlContract } from "./controlContract.js"
 import { forgettingContract } from "./forgettingContract.js"
 import { graphContract } from "./graphContract.js"
+import { outboxContract } from "./outboxContract.js"
 import { recallContract } from "./recallContract.js"
 import { writesContract } from "./writesContract.js"
 
 /** A storage backend under test: a fresh, empty instance of both ports for each test. */
 export interface StorageBackend {
   readonly name: string
-  readonly fresh: () => Layer.Layer<UserStore | ControlStore, unknown>
+  /** With `webhooks`, as a deployment with a webhook URL runs it: audit events fill users' outboxes. */
+  readonly fresh: (options?: { readonly webhooks: boolean }) => Layer.Layer<UserStore | ControlStore, unknown>
   /**
    * Whether many processes share the backend: then a running job is another worker's until its
    * lease lapses. A backend one process holds knows any other worker is gone.
@@ -28,4 +30,5 @@ export const storageContract = (backend: StorageBackend) => {
   recallContract(backend)
   graphContract(backend)
   controlContract(backend)
+  outboxContract(backend)
 }

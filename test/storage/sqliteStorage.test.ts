@@ -7,9 +7,13 @@ import { storageContract } from "./contract.js"
 storageContract({
   name: "SQLite",
   shared: false,
-  fresh: () =>
+  fresh: (options) =>
     SqliteStorageLive.pipe(
       Layer.provide(AppConfig.layer),
-      Layer.provide(Layer.setConfigProvider(ConfigProvider.fromMap(new Map([["SERVICE_API_KEY", API_KEY], ["SERVICE_DATA_ROOT", tempDataRoot()]]))))
+      Layer.provide(Layer.setConfigProvider(ConfigProvider.fromMap(new Map([
+        ["SERVICE_API_KEY", API_KEY],
+        ["SERVICE_DATA_ROOT", tempDataRoot()],
+        ...(options?.webhooks === true ? [["SERVICE_WEBHOOK_URL", "http://127.0.0.1:9/hook"], ["SERVICE_WEBHOOK_SECRET", "contract"]] as const : [])
+      ]))))
     )
 })

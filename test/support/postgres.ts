@@ -6,6 +6,6 @@ import { postgresStorage } from "../../src/storage/postgres/PostgresStorage.js"
 /** A new, empty database in the tests' cluster; its URL. */
 export const freshDatabase = Effect.promise(() => createDatabase(inject("postgresUrl")))
 
-/** Both storage ports on a fresh database. */
-export const freshPostgresStorage = () =>
-  Layer.unwrapEffect(Effect.map(freshDatabase, (url) => postgresStorage({ url: Redacted.make(url), poolMax: 5 })))
+/** Both storage ports on a fresh database; with `webhooks`, audit events fill users' outboxes. */
+export const freshPostgresStorage = (options?: { readonly webhooks: boolean }) =>
+  Layer.unwrapEffect(Effect.map(freshDatabase, (url) => postgresStorage({ url: Redacted.make(url), poolMax: 5, webhooks: options?.webhooks ?? false })))

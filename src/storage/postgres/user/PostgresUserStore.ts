@@ -1,5 +1,5 @@
 import type { SqlError } from "@effect/sql"
-import { Effect, Layer, Option } from "effect"
+import { Clock, Effect, Layer, Option } from "effect"
 import { validateUserId } from "../../../domain/userId.js"
 import { type StoreError, UserStore, type UserStoreOperations } from "../../UserStore.js"
 import { orUnavailable, PostgresDatabase } from "../database.js"
@@ -14,6 +14,8 @@ import { MAINTENANCE_LOCKS, sessionLock, WEBHOOK_LOCKS } from "./sessionLocks.js
 import { makeVectorIndexes } from "./vectorIndexes.js"
 import { clock, UserWrites } from "./writes.js"
 
+const OUTBOX_SCAN_INTERVAL_MS = 1_000
+
 /**
  * The user store on PostgreSQL: every user's data in shared tables, each statement bounded to
  * one user. A statement's failure is a defect. With webhooks on, the outbox is filled by the
@@ -25,6 +27,7 @@ export const postgresUserStore = (webhooks: boolean) => Layer.effect(
     const sql = yield* PostgresDatabase
     const indexes = makeVectorIndexes()
     const written = makeWrittenUsers(webhooks)
+    let outboxScannedAt = Number.NEGATIVE_INFINITY
 
     const run = <A, R>(name: string, userId: string, use: (userId: string) => Effect.Effect<A, SqlError.SqlError, R>): Effect.Effect<A, StoreError, R> =>
       Effect.flatMap(validateUserId(userId), (valid) => orUnavailable(use(valid))).pipe(Effect.withSpan(`UserStore.${name}`))
@@ -84,8 +87,14 @@ export const postgresUserStore = (webhooks: boolean) => Layer.effect(
         postpone: (userId, seq, attempts, nextAttemptAt) =>
           run("outbox.postpone", userId, () => UserOutbox(sql, userId).postpone(seq, attempts, nextAttemptAt)),
         trim: (userId, keep) => run("outbox.trim", userId, () => UserOutbox(sql, userId).trim(keep)),
-        // Other replicas' writes and those before a restart are found in the table.
-        users: Effect.zipWith(orUnavailable(outboxUsers(sql)), written.take, (found, recent) => [...found, ...recent]),
+        // Other replicas' writes and those before a restart are found in the table, looked at
+        // once a second at most (a receiver long down leaves it large); this process's at once.
+        users: Effect.gen(function*() {
+          const now = yield* Clock.currentTimeMillis
+          if (now - outboxScannedAt < OUTBOX_SCAN_INTERVAL_MS) return yield* written.take
+          outboxScannedAt = now
+          return [...yield* orUnavailable(outboxUsers(sql)), ...yield* written.take]
+        }),
         claim: (userId) => run("outbox.claim", userId, () => sessionLock(sql, WEBHOOK_LOCKS, userId)),
         pending: (userId) => run("outbox.pending", userId, () => UserOutbox(sql, userId).pending)
       },
