@@ -22,7 +22,7 @@ describe("a control database written before finished jobs dropped their payloads
   it.effect("drops the payloads of the jobs that had finished, and keeps those of the jobs still to run", () =>
     Effect.gen(function*() {
       const filename = NodePath.join(tempDataRoot(), "service_control.db")
-      const { "0003_finished_payloads": _, ...before } = controlMigrations
+      const { "0003_finished_payloads": _, "0004_webhook_queue": _queue, ...before } = controlMigrations
       const job = (id: string, status: string) => ({ job_id: id, kind: "ingest", status, user_id: "alice", payload: JSON.stringify({ messages: [TURN] }), created_at: "now" })
       yield* Effect.scoped(Effect.gen(function*() {
         const sql = yield* openControl(filename, before, 2)
@@ -43,7 +43,7 @@ describe("a store written before forgetting reached the turns", () => {
   it.effect("takes the words of the memories archived back then out of their turns when it is opened", () =>
     Effect.gen(function*() {
       const filename = NodePath.join(tempDataRoot(), "store.db")
-      const { "0004_forgetting": _, ...before } = userStoreMigrations
+      const { "0004_forgetting": _, "0005_webhook_outbox": _outbox, ...before } = userStoreMigrations
       yield* Effect.scoped(Effect.gen(function*() {
         const sql = yield* open(filename, before, 3)
         yield* sql`INSERT INTO sessions (session_id, session_time, created_at) VALUES ('s1', '2025-05-08T10:00:00', 'now')`

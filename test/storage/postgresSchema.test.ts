@@ -6,7 +6,7 @@ import { PostgresDatabase, postgresDatabase } from "../../src/storage/postgres/d
 import { freshDatabase } from "../support/postgres.js"
 
 /** The tables of the control plane, kept on one node; every other table holds users' data. */
-const CONTROL_TABLES = ["api_keys", "jobs", "request_log", "schema_migrations"]
+const CONTROL_TABLES = ["api_keys", "jobs", "request_log", "schema_migrations", "webhook_queue"]
 
 const migrated = Layer.unwrapEffect(Effect.map(freshDatabase, (url) => postgresDatabase({ url: Redacted.make(url), poolMax: 2 })))
 

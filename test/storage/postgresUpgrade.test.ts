@@ -21,7 +21,9 @@ describe("PostgreSQL: a database written before forgetting reached the turns", (
       yield* query(url, `UPDATE facts SET status = 'archived' WHERE fact_id = '${written.facts[1]!.factId}'`)
       yield* query(url, `ALTER TABLE turns DROP COLUMN recorded_content`)
       yield* query(url, `DROP INDEX facts_by_superseded, facts_profiles, spans_by_turn, sources_by_span, events_by_memory`)
-      yield* query(url, `DELETE FROM schema_migrations WHERE id = 5`)
+      yield* query(url, `DROP TABLE webhook_outbox, webhook_queue`)
+      yield* query(url, `DROP FUNCTION webhook_outbox_fill`)
+      yield* query(url, `DELETE FROM schema_migrations WHERE id >= 5`)
       // A job that finished before then kept its payload; one still to run keeps it now too.
       for (const [id, status] of [["done", "succeeded"], ["waiting", "pending"]]) {
         yield* query(url, `INSERT INTO jobs (job_id, kind, status, user_id, payload, created_at) VALUES ('${id}', 'ingest', '${status}', 'alice', '{"messages":["${TURN}"]}', 'now')`)
