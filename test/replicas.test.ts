@@ -1,10 +1,12 @@
 import { afterEach, describe, expect, it } from "@effect/vitest"
+import { Effect } from "effect"
 import { inject } from "vitest"
 import { createDatabase, withClient } from "../scripts/postgres/cluster.js"
 import { type ProviderStub, startProviderStub } from "../scripts/stubs/llm-providers.js"
 import { chatRequests, llmEnv } from "./support/llm.js"
 import { type ServiceProcess, startProcess } from "./support/processes.js"
 import { API_KEY, tempDataRoot } from "./support/server.js"
+import { eventually, startReceiver } from "./support/webhookReceiver.js"
 
 /** Two service processes on one PostgreSQL database, as behind a load balancer. */
 
@@ -158,5 +160,33 @@ describe("replicas on one PostgreSQL database", () => {
     expect(await finishedJob(bases[1 - holder]!, jobId)).toMatchObject({ status: "succeeded" })
     const [row] = await query<{ attempts: number }>(url, "SELECT attempts FROM jobs WHERE job_id = $1", [jobId])
     expect(row).toEqual({ attempts: 2 })
+  }, 90_000)
+
+  it("webhooks: changes written through both replicas reach the receiver once each, in each user's order, though one replica is killed", async () => {
+    await Effect.runPromise(Effect.scoped(Effect.gen(function*() {
+      const receiver = yield* startReceiver("replica-secret")
+      yield* Effect.promise(() => receiver.down())
+      const { bases: [a, b], services } = yield* Effect.promise(() =>
+        replicas({ SERVICE_WEBHOOK_URL: receiver.url, SERVICE_WEBHOOK_SECRET: "replica-secret", SERVICE_WEBHOOK_RETRY_BASE_MS: "50", SERVICE_WEBHOOK_RETRY_MAX_MS: "300" }))
+      for (let i = 0; i < 4; i++) {
+        for (const userId of ["ana", "ben"]) {
+          const written = yield* Effect.promise(() =>
+            call(i % 2 === 0 ? a! : b!, "POST", "/v1/memories", { user_id: userId, session_id: `s${i}`, infer: false, async_mode: false, messages: [{ content: `${userId} note ${i}` }] }))
+          expect(written.status).toBe(200)
+        }
+      }
+      services[0]!.child.kill("SIGKILL")
+      yield* Effect.promise(() => services[0]!.exited)
+      yield* Effect.promise(() => receiver.up())
+      for (const userId of ["ana", "ben"]) {
+        const listed = yield* Effect.promise(() => call(b!, "GET", `/v1/events?user_id=${userId}&limit=50`))
+        const events = (listed.body.events as ReadonlyArray<{ event_id: string }>).map((event) => event.event_id).reverse()
+        expect(events).toHaveLength(4)
+        yield* eventually(`${userId}'s changes`, () => receiver.deliveries.filter((delivery) => delivery.json.user_id === userId).length >= 4)
+        yield* Effect.sleep("300 millis")
+        expect(receiver.deliveries.filter((delivery) => delivery.json.user_id === userId).map((delivery) => delivery.json.event_id)).toEqual(events)
+      }
+      expect(receiver.deliveries.every((delivery) => delivery.signed)).toBe(true)
+    })))
   }, 90_000)
 })
