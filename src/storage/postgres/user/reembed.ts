@@ -2,6 +2,7 @@ import type { SqlClient } from "@effect/sql"
 import { Effect } from "effect"
 import type { VectorSpace } from "../../../domain/records.js"
 import type { RowToEmbed } from "../../UserStore.js"
+import { chunks } from "../../transfer/chunks.js"
 import { byParts, inList, vectorText } from "./rows.js"
 import { UserWrites } from "./writes.js"
 
@@ -9,6 +10,9 @@ const TABLES = ["facts", "turns"] as const
 type Table = (typeof TABLES)[number]
 const indexOf = (table: Table): RowToEmbed["index"] => (table === "facts" ? "fact" : "turn")
 const stagedTable = (table: Table) => `${indexOf(table)}_vectors_staged`
+
+/** Vectors staged per statement: one JSON document of them each. */
+const STAGED_PER_STATEMENT = 500
 
 /** Where a user's vectors of a space go: their rows, or staging while the user's vectors are of another space. */
 interface Target {
@@ -97,9 +101,11 @@ export const UserReembed = (sql: SqlClient.SqlClient, userId: string) => {
         const kept = wanted.filter((row) => lackingNow.get(row.seq) === row.content)
         if (kept.length === 0) continue
         if (where.staged) {
-          for (const row of kept) {
+          for (const part of chunks(kept, STAGED_PER_STATEMENT)) {
+            const staged = JSON.stringify(part.map((row) => ({ at_seq: row.seq, vector: vectorText(row.vector) })))
             yield* sql`INSERT INTO ${sql(stagedTable(table))} (user_id, seq, model, dimensions, embedding)
-                       VALUES (${userId}, ${row.seq}, ${space.model}, ${space.dimensions}, ${vectorText(row.vector)}::vector)
+                       SELECT ${userId}, v.at_seq, ${space.model}, ${space.dimensions}, v.vector::vector
+                       FROM json_to_recordset(${staged}::json) AS v (at_seq bigint, vector text)
                        ON CONFLICT (user_id, seq) DO UPDATE SET model = excluded.model, dimensions = excluded.dimensions, embedding = excluded.embedding`
           }
         } else {
