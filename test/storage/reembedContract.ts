@@ -9,7 +9,18 @@ const OLD: VectorSpace = { model: MODEL, dimensions: 8 }
 const NEW: VectorSpace = { model: "contract-embedder-2", dimensions: 16 }
 
 /** The texts written here, each given its own axis. */
-const TEXTS = ["Alice adopted a beagle", "I adopted a beagle", "I drink green tea", "I play tennis", "I moved to Lisbon", "I drink tea"]
+const TEXTS = [
+  "Alice adopted a beagle",
+  "I adopted a beagle",
+  "I drink green tea",
+  "I play tennis",
+  "I moved to Lisbon",
+  "I drink tea",
+  "I live in Lyon. My PIN is 4417.",
+  "I live in Lyon. […]",
+  "Alice lives in Lyon",
+  "Alice's PIN is 4417"
+]
 
 /** A vector of the space for a row: a unit vector along its text's axis. */
 const vectorFor = (space: VectorSpace, row: RowToEmbed) => {
@@ -77,6 +88,21 @@ export const reembedContract = (backend: StorageBackend) =>
         expect(Either.isLeft(yield* vectorLeg("alice", axis(0)))).toBe(true)
         expect((yield* store.reembed.backlog("alice", NEW, 10)).remaining).toBe(0)
         expect((yield* store.reembed.backlog("alice", OLD, 10)).remaining).toBe(5)
+      })))
+
+    it.effect("a staged vector goes when its turn's text changes: a turn an archive rewrote is embedded again from what it shows", () =>
+      run(Effect.gen(function*() {
+        const store = yield* UserStore
+        const written = yield* writeSession("alice", session("s1", ["I live in Lyon. My PIN is 4417.", "I drink tea"], [
+          add(fact("Alice lives in Lyon"), axis(3)),
+          add(fact("Alice's PIN is 4417"), axis(5))
+        ], { turnVectors: [axis(0), axis(1)] }))
+        // Both facts and the first turn staged; the second turn holds the switch back.
+        expect(yield* embedBatch("alice", NEW, 3)).toEqual({ stored: 3, remaining: 1, switched: false })
+        yield* store.archive("alice", written.facts[1]!.factId, AUDIT)
+        const left = yield* store.reembed.backlog("alice", NEW, 10)
+        expect(left.rows.map((row) => row.content)).toEqual(["I live in Lyon. […]", "I drink tea"])
+        expect(yield* embedBatch("alice", NEW, 10)).toEqual({ stored: 2, remaining: 0, switched: true })
       })))
 
     it.effect("a staged vector goes with its row: a purged memory's does not hold the switch back", () =>
