@@ -58,6 +58,7 @@ export default defineConfig({
       "test/memoryReads.test.ts",
       "test/openapi.test.ts",
       "test/requestLog.test.ts",
+      "test/reembedding.test.ts",
       "test/retrieval.test.ts",
       "test/security.test.ts",
       "test/updateMemory.test.ts",

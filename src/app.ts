@@ -10,6 +10,7 @@ import { ContextBuilder } from "./services/recall/ContextBuilder.js"
 import { Embedder } from "./llm/Embedder.js"
 import { Graph } from "./services/graph/Graph.js"
 import { Maintenance } from "./services/maintenance/Maintenance.js"
+import { Reembedding } from "./services/maintenance/Reembedding.js"
 import { Ingest } from "./services/ingest/Ingest.js"
 import { JobRunnerLive } from "./services/jobs/JobRunner.js"
 import { MemoryReads } from "./services/memories/MemoryReads.js"
@@ -83,7 +84,8 @@ const DomainLive = Layer.mergeAll(
   AnswerLive,
   ObservabilityLive,
   Maintenance.Default,
-  JobRunnerLive.pipe(Layer.provide(Layer.mergeAll(WritesLive, AnswerLive, Maintenance.Default)))
+  Reembedding.Default,
+  JobRunnerLive.pipe(Layer.provide(Layer.mergeAll(WritesLive, AnswerLive, Maintenance.Default, Reembedding.Default)))
 )
 
 const ServicesLive = DomainLive.pipe(Layer.provideMerge(WebhooksLive), Layer.provideMerge(LlmLive), Layer.provideMerge(ControlServicesLive))

@@ -169,4 +169,18 @@ describe("memory-service CLI with an LLM", () => {
       expect(yield* ok(server, ["delete-user", "--user", "bob"])).toMatch(/^bob: \d+ memories archived/)
       expect(yield* ok(server, ["delete-user", "--user", "bob", "--purge"])).toMatch(/^bob: store erased/)
     }), 90_000)
+
+  it.scoped("embed: the memories without a vector, call after call with a line of progress each until none is left, or as a job", () =>
+    Effect.gen(function*() {
+      const stub = yield* providerStub("openai")
+      const server = yield* startServer(llmEnv(stub))
+      yield* ok(server, ["add", "--user", "dan", "--message", "I moved to Oslo.", "--no-infer"])
+      // Seeded rows come without vectors, as if written before an embedder was configured.
+      yield* seedFacts(server, "dan", ["Dan lives in Oslo.", "Dan has a dog.", "Dan skis."].map((content, i) => ({ fact_id: `fact_${i}`, content })))
+      const run = yield* cli(server, ["embed", "--user", "dan", "--until-done", "--batch-size", "1", "--max-seconds", "0.001"])
+      expect({ code: run.code, stderr: run.stderr }).toEqual({ code: 0, stderr: "embedded 1, 2 left\nembedded 2, 1 left\n" })
+      expect(run.stdout).toMatch(/embedded: 3\n/)
+      expect(run.stdout).toMatch(/remaining: 0\n/)
+      expect(jsonOf<{ status: string }>(yield* ok(server, ["embed", "--async", "--json"])).status).toBe("pending")
+    }), 90_000)
 })

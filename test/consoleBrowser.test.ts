@@ -5,11 +5,13 @@ import { DESKTOP, launchChromium, NARROW, openPage, screenshot } from "./support
 import { llmEnv, providerStub } from "./support/llm.js"
 import { runToExit } from "./support/processes.js"
 import { API_KEY, authHeaders, rawFetch, sendJson, startServer } from "./support/server.js"
+import { seedFacts } from "./support/userRows.js"
 
 /** One server (with a stub LLM, so ingests extract memories) and one Chromium for every test. */
 class Harness extends Context.Tag("test/ConsoleHarness")<Harness, {
   readonly baseUrl: string
   readonly dataRoot: string
+  readonly databaseUrl: string | null
   readonly browser: Browser
   readonly llm: Record<string, string>
 }>() {}
@@ -255,10 +257,14 @@ layer(HarnessLive, { timeout: "60 seconds", excludeTestServices: true })("the co
       yield* noPageErrors(pageErrors)
     }), BROWSER_TEST_TIMEOUT)
 
-  it.scoped("ops: mint a key shown once, revoke it, find its request in the log, latency by route, token usage", () =>
+  it.scoped("ops: mint a key shown once, revoke it, find its request in the log, latency by route, token usage, embeddings", () =>
     Effect.gen(function*() {
-      const { baseUrl, browser } = yield* Harness
+      const harness = yield* Harness
+      const { baseUrl, browser } = harness
       yield* ingest(baseUrl, "eve", "I am allergic to peanuts.", true)
+      // Memories without a vector, as if written before the embedder was configured.
+      yield* ingest(baseUrl, "frank", "I keep bees.", false)
+      yield* seedFacts(harness, "frank", [{ fact_id: "fact_bees", content: "Frank keeps bees." }, { fact_id: "fact_honey", content: "Frank sells honey." }])
       const { page, pageErrors } = yield* openPage(browser)
       const minted = yield* Effect.promise(async () => {
         await visit(page, baseUrl, "/ops")
@@ -305,6 +311,11 @@ layer(HarnessLive, { timeout: "60 seconds", excludeTestServices: true })("the co
         await usage.getByRole("button", { name: "Refresh" }).click()
         await usage.getByRole("rowheader", { name: "ingest" }).waitFor()
         expect(await text(usage)).toMatch(/Models: .*stub/)
+        const embeddings = panel(page, "Embeddings")
+        await embeddings.getByLabel("User", { exact: true }).fill("frank")
+        await embeddings.getByLabel("Batch size").fill("1")
+        await embeddings.getByRole("button", { name: "Embed" }).click()
+        await embeddings.getByText(/^Done: 2 embedded, 0 left \(/).waitFor()
         await screenshot(page, "ops")
       })
       yield* noPageErrors(pageErrors)

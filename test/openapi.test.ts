@@ -30,6 +30,7 @@ describe("OpenAPI and /docs", () => {
         "/v1/explore",
         "/v1/jobs/{job_id}",
         "/v1/maintenance/dream",
+        "/v1/maintenance/embed",
         "/v1/memories",
         "/v1/memories/batch",
         "/v1/memories/{memory_id}",
@@ -47,6 +48,7 @@ describe("OpenAPI and /docs", () => {
       expect(JSON.stringify(add.responses["400"])).toContain("InvalidScope")
       expect(JSON.stringify(add.responses["400"])).toContain("ProviderRateLimited")
       expect(Object.keys(document.paths["/v1/answer"]!.post!.responses)).toContain("503")
+      expect(JSON.stringify(document.paths["/v1/maintenance/embed"]!.post!.responses["503"])).toContain("ServiceUnavailable")
       expect(JSON.stringify(document)).not.toContain("HttpApiDecodeError")
     }))
 

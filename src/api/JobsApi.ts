@@ -6,7 +6,7 @@ import { NotFoundWire, StoreUnavailableWire } from "./errors.js"
 export const JobStatus = Schema.Literal("pending", "running", "succeeded", "failed")
 export type JobStatus = typeof JobStatus.Type
 
-export const JobKind = Schema.Literal("ingest", "ingest_batch", "dream", "answer")
+export const JobKind = Schema.Literal("ingest", "ingest_batch", "dream", "answer", "embed")
 export type JobKind = typeof JobKind.Type
 
 export class Job extends Schema.Class<Job>("Job")({

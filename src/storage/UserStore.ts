@@ -12,7 +12,8 @@ import type {
   Provenance,
   ScopeFilter,
   StaleEntity,
-  TurnRow
+  TurnRow,
+  VectorSpace
 } from "../domain/records.js"
 import type { RemovedPassage } from "./forgetting.js"
 import type { SessionWrite, SessionWritten } from "./sessionWrite.js"
@@ -144,6 +145,34 @@ export interface OutboxOperations {
   readonly claim: (userId: string) => Effect.Effect<boolean, StoreError, Scope.Scope>
   /** The user's undelivered events, oldest first, to be kept elsewhere before the user is erased. */
   readonly pending: (userId: string) => Op<ReadonlyArray<EventRow>>
+}
+
+/** A fact or turn as it reads now, to be embedded. */
+export interface RowToEmbed {
+  readonly index: "fact" | "turn"
+  readonly seq: number
+  readonly content: string
+}
+
+/**
+ * Bringing a user's vectors to a vector space (the configured embedder's), batch by batch. While
+ * the store's vectors are of another space, the new ones are staged apart and the old ones serve;
+ * the staged ones replace them all at once when no row lacks one. A staged vector goes with its
+ * row, and when its row's text changes.
+ */
+export interface ReembedOperations {
+  /** Up to `limit` facts and turns with text that lack a vector of the space, facts first, oldest first; and how many lack one in all. */
+  readonly backlog: (userId: string, space: VectorSpace, limit: number) => Op<{ readonly rows: ReadonlyArray<RowToEmbed>; readonly remaining: number }>
+  /**
+   * Stores vectors of the space as one unit, each only for a row that still reads as embedded and
+   * still lacks one; once no row lacks one, a store of another space switches to this one in the
+   * same unit. How many were stored, how many rows still lack one, and whether the store switched.
+   */
+  readonly store: (
+    userId: string,
+    space: VectorSpace,
+    rows: ReadonlyArray<RowToEmbed & { readonly vector: Float32Array }>
+  ) => Op<{ readonly stored: number; readonly remaining: number; readonly switched: boolean }>
 }
 
 /** The users a backend holds and the size of their data. */
@@ -282,6 +311,7 @@ export interface UserStoreOperations {
   readonly maintenanceLock: (userId: string) => Effect.Effect<boolean, StoreError, Scope.Scope>
 
   readonly outbox: OutboxOperations
+  readonly reembed: ReembedOperations
 
   /** Every user with data, for operators. */
   readonly inventory: Effect.Effect<UserInventory, StoreUnavailable>

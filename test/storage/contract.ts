@@ -6,6 +6,7 @@ import { forgettingContract } from "./forgettingContract.js"
 import { graphContract } from "./graphContract.js"
 import { outboxContract } from "./outboxContract.js"
 import { recallContract } from "./recallContract.js"
+import { reembedContract } from "./reembedContract.js"
 import { writesContract } from "./writesContract.js"
 
 /** A storage backend under test: a fresh, empty instance of both ports for each test. */
@@ -28,6 +29,7 @@ export const storageContract = (backend: StorageBackend) => {
   writesContract(backend)
   forgettingContract(backend)
   recallContract(backend)
+  reembedContract(backend)
   graphContract(backend)
   controlContract(backend)
   outboxContract(backend)

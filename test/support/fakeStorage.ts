@@ -41,6 +41,10 @@ export const fakeUserStore = (implemented: Partial<UserStoreOperations>) =>
       claim: unimplemented("outbox.claim"),
       pending: unimplemented("outbox.pending")
     },
+    reembed: {
+      backlog: unimplemented("reembed.backlog"),
+      store: unimplemented("reembed.store")
+    },
     inventory: missing("inventory"),
     openStores: missing("openStores"),
     ...implemented

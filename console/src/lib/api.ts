@@ -5,6 +5,7 @@ import type {
   ContextResponse,
   CreatedApiKey,
   DeleteResult,
+  EmbedResult,
   EventList,
   ExploreResult,
   Health,
@@ -131,6 +132,9 @@ export const createApiClient = (options: ApiClientOptions) => {
       call<ContextResponse>("GET", "/v1/context", { query }),
 
     job: (id: string) => call<Job>("GET", `/v1/jobs/${segment(id)}`),
+
+    embed: (body: { readonly user_id?: string; readonly batch_size: number; readonly max_processing_time_sec: number }) =>
+      call<EmbedResult>("POST", "/v1/maintenance/embed", { body }),
 
     listKeys: () => call<ApiKeyList>("GET", "/v1/admin/keys"),
     createKey: (name: string) => call<CreatedApiKey>("POST", "/v1/admin/keys", { body: { name } }),

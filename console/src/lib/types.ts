@@ -148,6 +148,18 @@ export interface ContextResponse {
   readonly degraded: ReadonlyArray<Degraded>
 }
 
+/** What one call of POST /v1/maintenance/embed did. */
+export interface EmbedResult {
+  readonly user_id: string | null
+  readonly status: "ok" | "already_running"
+  readonly model: string
+  readonly dimensions: number
+  readonly embedded: number
+  readonly switched: number
+  readonly cancelled: boolean
+  readonly remaining: number
+}
+
 export type JobStatus = "pending" | "running" | "succeeded" | "failed"
 
 export interface Job {

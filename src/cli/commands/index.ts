@@ -2,6 +2,7 @@ import { Command } from "@effect/cli"
 import { addCommand } from "./add.js"
 import { configCommand, metricsCommand, requestsCommand, statsCommand, usageCommand } from "./admin.js"
 import { dreamCommand } from "./dream.js"
+import { embedCommand } from "./embed.js"
 import { eventsCommand } from "./events.js"
 import { healthCommand } from "./health.js"
 import { importCommand } from "./import.js"
@@ -35,6 +36,7 @@ export const rootCommand = Command.make("memory-service").pipe(
     refineCommand,
     jobCommand,
     dreamCommand,
+    embedCommand,
     keysCommand,
     statsCommand,
     usageCommand,

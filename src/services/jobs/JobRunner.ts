@@ -7,6 +7,7 @@ import { BatchIngest } from "../ingest/BatchIngest.js"
 import { Ingest } from "../ingest/Ingest.js"
 import { Jobs } from "./Jobs.js"
 import { Maintenance } from "../maintenance/Maintenance.js"
+import { Reembedding } from "../maintenance/Reembedding.js"
 
 type JobHandler = (payload: unknown, jobId: string) => Effect.Effect<unknown, unknown>
 
@@ -38,11 +39,13 @@ export const JobRunnerLive = Layer.scopedDiscard(
     const batch = yield* BatchIngest
     const answerer = yield* Answerer
     const maintenance = yield* Maintenance
+    const reembedding = yield* Reembedding
     const handlers: Partial<Record<JobKind, JobHandler>> = {
       ingest: ingest.runJob,
       ingest_batch: batch.runJob,
       answer: answerer.runJob,
-      dream: maintenance.runJob
+      dream: maintenance.runJob,
+      embed: reembedding.runJob
     }
 
     /** Renews the job's lease every third of it; completes once the job is no longer this process's. */

@@ -148,6 +148,21 @@ const MIGRATIONS: ReadonlyArray<Migration> = [{
       attempts integer NOT NULL DEFAULT 0, next_attempt_at bigint NOT NULL DEFAULT 0, held integer NOT NULL)`,
     `CREATE INDEX webhook_queue_by_user ON webhook_queue (user_id, id)`
   ]
+}, {
+  id: 7,
+  name: "staged_vectors",
+  statements: [
+    // Vectors of another model than the user's, staged while a switch of model is under way: each
+    // goes with its row, and when its row's text changes (a forgotten memory's words leave it).
+    ...(["fact", "turn"] as const).map((index) =>
+      `CREATE TABLE ${index}_vectors_staged (user_id text NOT NULL, seq bigint NOT NULL, model text NOT NULL, dimensions integer NOT NULL,
+        embedding vector NOT NULL, PRIMARY KEY (user_id, seq), FOREIGN KEY (user_id, seq) REFERENCES ${index}s (user_id, seq) ON DELETE CASCADE)`),
+    `CREATE FUNCTION staged_vector_stale() RETURNS trigger LANGUAGE plpgsql AS $$
+      BEGIN EXECUTE format('DELETE FROM %I WHERE user_id = $1 AND seq = $2', TG_ARGV[0]) USING OLD.user_id, OLD.seq; RETURN NULL; END $$`,
+    ...(["fact", "turn"] as const).map((index) =>
+      `CREATE TRIGGER ${index}s_staged_vector_stale AFTER UPDATE OF content ON ${index}s FOR EACH ROW
+        WHEN (OLD.content IS DISTINCT FROM NEW.content) EXECUTE FUNCTION staged_vector_stale('${index}_vectors_staged')`)
+  ]
 }]
 
 /** The newest migration this build knows. */

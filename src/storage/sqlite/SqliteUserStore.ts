@@ -20,6 +20,7 @@ import { outboxDue, StoreOutbox } from "./user/outbox.js"
 import { settleProfile } from "./user/profileWrites.js"
 import { ProfileQueries } from "./user/profiles.js"
 import { recallLegs } from "./user/recall/legs.js"
+import { Reembed } from "./user/reembed.js"
 import { similarFacts } from "./user/recall/lexical.js"
 import { nearestFacts } from "./user/recall/vector.js"
 import { RetrievalQueries } from "./user/retrieval.js"
@@ -123,6 +124,12 @@ export const SqliteUserStoreLive = Layer.effect(
         // One process holds the data root: its dispatcher is the only one.
         claim: () => Effect.succeed(true),
         pending: (userId) => read("outbox.pending", userId, (sql) => StoreOutbox(sql).pending, () => [])
+      },
+
+      reembed: {
+        backlog: (userId, space, limit) => read("reembed.backlog", userId, (sql) => Reembed(sql).backlog(space, limit), () => ({ rows: [], remaining: 0 })),
+        store: (userId, space, rows) =>
+          read("reembed.store", userId, (sql) => Reembed(sql).store(space, rows), () => ({ stored: 0, remaining: 0, switched: false }))
       },
 
       inventory: Effect.sync(() => userInventory(dataRoot)).pipe(Effect.withSpan("UserStore.inventory")),

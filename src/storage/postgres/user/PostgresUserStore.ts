@@ -7,6 +7,7 @@ import { purgeWords } from "./forget.js"
 import { UserGraph } from "./graph.js"
 import { UserReads } from "./reads.js"
 import { UserRecall } from "./recall.js"
+import { UserReembed } from "./reembed.js"
 import { archiveAllMemories, archiveMemory, correctMemory, embedTurns, ingestSession, purgeMemory, settleProfile } from "./units.js"
 import { makeWrittenUsers } from "../../outboxUsers.js"
 import { outboxUsers, UserOutbox } from "./outbox.js"
@@ -97,6 +98,11 @@ export const postgresUserStore = (webhooks: boolean) => Layer.effect(
         }),
         claim: (userId) => run("outbox.claim", userId, () => sessionLock(sql, WEBHOOK_LOCKS, userId)),
         pending: (userId) => run("outbox.pending", userId, () => UserOutbox(sql, userId).pending)
+      },
+
+      reembed: {
+        backlog: (userId, space, limit) => run("reembed.backlog", userId, () => UserReembed(sql, userId).backlog(space, limit)),
+        store: (userId, space, rows) => run("reembed.store", userId, () => UserReembed(sql, userId).store(space, rows))
       },
 
       inventory: orUnavailable(Effect.gen(function*() {

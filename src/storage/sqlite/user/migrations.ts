@@ -174,5 +174,20 @@ export const userStoreMigrations = {
         attempts INTEGER NOT NULL DEFAULT 0,
         next_attempt_at INTEGER NOT NULL DEFAULT 0
       )`
+  }),
+  // Vectors of another model than the store's, staged while a switch of model is under way: each
+  // goes with its row, and when its row's text changes (a forgotten memory's words leave it).
+  "0006_staged_vectors": Effect.gen(function*() {
+    const sql = yield* SqlClient.SqlClient
+    for (const [index, table] of [["fact", "facts"], ["turn", "turns"]] as const) {
+      yield* sql.unsafe(`CREATE TABLE ${index}_vectors_staged (
+        seq INTEGER PRIMARY KEY REFERENCES ${table} (seq) ON DELETE CASCADE,
+        model TEXT NOT NULL,
+        dimensions INTEGER NOT NULL,
+        embedding BLOB NOT NULL
+      )`)
+      yield* sql.unsafe(`CREATE TRIGGER ${table}_staged_vector_stale AFTER UPDATE OF content ON ${table} BEGIN
+        DELETE FROM ${index}_vectors_staged WHERE seq = old.seq; END`)
+    }
   })
 }

@@ -12,7 +12,7 @@ export type { VectorIndex }
 // binary quantization in a vec0 bit table, mirrored in memory per open store (bitIndexCache): a
 // Hamming scan of the bits finds candidates many times faster than a float scan, and the exact
 // vectors then rank them.
-const hasBitIndex = (dimensions: number) => dimensions % 8 === 0
+export const hasBitIndex = (dimensions: number) => dimensions % 8 === 0
 
 /** A row of an index and its cosine distance to a query. */
 interface Neighbour {
@@ -27,11 +27,14 @@ const RERANK_PARAMETERS = 10_000
 const CANDIDATES_PER_RESULT = 4
 const MIN_CANDIDATES = 100
 
-const asBytes = (vector: Float32Array) => new Uint8Array(vector.buffer, vector.byteOffset, vector.byteLength)
+export const asBytes = (vector: Float32Array) => new Uint8Array(vector.buffer, vector.byteOffset, vector.byteLength)
 
-// A store's space is written once, with its first vectors, and never changed: once read committed
-// it is kept per open store (keyed by its connection), which saves a statement on every ingest and search.
+// A store's space is written with its first vectors and changed only by a switch of model (which
+// forgets it): once read committed it is kept per open store (keyed by its connection), which saves a statement on every ingest and search.
 const committedSpaces = new WeakMap<SqlClient.SqlClient, VectorSpace>()
+
+/** Forgets the space kept for a store, inside the transaction that changes it (which holds the store's connection until it ends). */
+export const forgetSpace = (sql: SqlClient.SqlClient) => Effect.sync(() => committedSpaces.delete(sql))
 
 const inTransaction = Effect.map(Effect.serviceOption(SqlClient.TransactionConnection), Option.isSome)
 
