@@ -21,8 +21,10 @@ describe("PostgreSQL: a database written before forgetting reached the turns", (
       yield* query(url, `UPDATE facts SET status = 'archived' WHERE fact_id = '${written.facts[1]!.factId}'`)
       yield* query(url, `ALTER TABLE turns DROP COLUMN recorded_content`)
       yield* query(url, `DROP INDEX facts_by_superseded, facts_profiles, spans_by_turn, sources_by_span, events_by_memory`)
-      yield* query(url, `DROP TABLE webhook_outbox, webhook_queue`)
-      yield* query(url, `DROP FUNCTION webhook_outbox_fill`)
+      yield* query(url, `DROP TABLE webhook_outbox, webhook_queue, fact_vectors_staged, turn_vectors_staged`)
+      yield* query(url, `DROP TRIGGER facts_staged_vector_stale ON facts`)
+      yield* query(url, `DROP TRIGGER turns_staged_vector_stale ON turns`)
+      yield* query(url, `DROP FUNCTION webhook_outbox_fill, staged_vector_stale`)
       yield* query(url, `DELETE FROM schema_migrations WHERE id >= 5`)
       // A job that finished before then kept its payload; one still to run keeps it now too.
       for (const [id, status] of [["done", "succeeded"], ["waiting", "pending"]]) {
