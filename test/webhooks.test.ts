@@ -298,7 +298,19 @@ describe("webhooks across a SIGKILL (real processes)", () => {
       yield* killed(first)
       // What an erase leaves when killed after holding its changes: one for a user whose store is
       // gone (the erase happened), one for a user whose store is still there (it did not).
-      const held = (userId: string) => JSON.stringify({ event_id: `trace_held_${userId}`, type: "memory_delete", user_id: userId, details: {} })
+      const held = (userId: string) =>
+        JSON.stringify({
+          event_id: `trace_held_${userId}`,
+          ts: "2026-11-26T00:00:00.000000+00:00",
+          user_id: userId,
+          agent_id: null,
+          run_id: null,
+          type: "memory_delete",
+          memory_id: null,
+          session_id: null,
+          reason: "every memory of the user purged, and the user's store erased",
+          details: { action: "purge_user", purged: true }
+        })
       withControlFile(deployment.dataRoot, { readonly: false }, (db) => {
         const insert = db.prepare("INSERT INTO webhook_queue (user_id, payload, held) VALUES (?, ?, 1)")
         insert.run("gone", held("gone"))

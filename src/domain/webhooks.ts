@@ -1,19 +1,24 @@
+import { Schema } from "effect"
 import * as NodeCrypto from "node:crypto"
 import type { EventRow } from "./records.js"
 
 /** A memory change as `/v1/events` shows it: what a webhook delivers, with its delivery id and attempt. */
-export interface ChangeEvent {
-  readonly event_id: string
-  readonly ts: string
-  readonly user_id: string
-  readonly agent_id: null
-  readonly run_id: null
-  readonly type: string
-  readonly memory_id: string | null
-  readonly session_id: string | null
-  readonly reason: string | null
-  readonly details: Record<string, unknown>
-}
+export const ChangeEvent = Schema.Struct({
+  event_id: Schema.String,
+  ts: Schema.String,
+  user_id: Schema.String,
+  agent_id: Schema.Null,
+  run_id: Schema.Null,
+  type: Schema.String,
+  memory_id: Schema.NullOr(Schema.String),
+  session_id: Schema.NullOr(Schema.String),
+  reason: Schema.NullOr(Schema.String),
+  details: Schema.Record({ key: Schema.String, value: Schema.Unknown })
+})
+export type ChangeEvent = typeof ChangeEvent.Type
+
+/** A change kept as JSON (in the control plane's queue), read back. */
+export const parseChangeEvent = Schema.decodeUnknown(Schema.parseJson(ChangeEvent))
 
 /** An audit event of a user's store as the service shows it. */
 export const changeEvent = (userId: string, row: EventRow): ChangeEvent => ({

@@ -5,6 +5,7 @@ import { localNow } from "../../domain/sessionTime.js"
 import { inScope } from "../../domain/records.js"
 import { UserStore } from "../../storage/UserStore.js"
 import { type ScopeParams, scopeFilter, toMemory } from "./memoryRecords.js"
+import { changeEvent } from "../../domain/webhooks.js"
 
 const EVENT_TYPES = new Set(["memory_add", "memory_supersede", "memory_delete"])
 
@@ -41,19 +42,7 @@ export class MemoryReads extends Effect.Service<MemoryReads>()("Memory/MemoryRea
           ? { rows: [], total: 0 }
           : yield* store.events(params.user_id, { type, offset: params.offset, limit: params.limit })
         return new EventList({
-          events: page.rows.map((row) =>
-            new MemoryEvent({
-              event_id: row.event_id,
-              ts: row.ts,
-              user_id: params.user_id,
-              agent_id: null,
-              run_id: null,
-              type: row.type as MemoryEvent["type"],
-              memory_id: row.memory_id,
-              session_id: row.session_id,
-              reason: row.reason,
-              details: JSON.parse(row.details) as Record<string, unknown>
-            })),
+          events: page.rows.map((row) => new MemoryEvent({ ...changeEvent(params.user_id, row), type: row.type as MemoryEvent["type"] })),
           total: page.total,
           offset: params.offset,
           limit: params.limit

@@ -3,7 +3,7 @@ import { AppConfig } from "../../config/AppConfig.js"
 import type { WebhookSettings } from "../../config/webhooks.js"
 import type { AuditContext } from "../../domain/audit.js"
 import { eraseUserEvent } from "../../domain/auditEvents.js"
-import { canonicalJson, type ChangeEvent, changeEvent, retryDelayMs } from "../../domain/webhooks.js"
+import { canonicalJson, type ChangeEvent, changeEvent, parseChangeEvent, retryDelayMs } from "../../domain/webhooks.js"
 import { ControlStore } from "../../storage/ControlStore.js"
 import { eventRowValues } from "../../storage/rowValues.js"
 import { type StoreError, UserStore } from "../../storage/UserStore.js"
@@ -17,6 +17,15 @@ const POLL = "200 millis"
 const BATCH = 50
 /** When another process is delivering a user's changes, how long before this one looks again. */
 const CLAIMED_ELSEWHERE_MS = 1_000
+
+/** An undelivered change, wherever it is kept, with what to do to it after an attempt. */
+interface WaitingChange {
+  readonly event: ChangeEvent
+  readonly attempts: number
+  readonly nextAttemptAt: number
+  readonly postpone: (attempts: number, at: number) => Effect.Effect<void, StoreError>
+  readonly remove: Effect.Effect<void, StoreError>
+}
 
 /** What becomes of a change after an attempt: gone (delivered or refused), or due again at a time. */
 type Settled = { readonly _tag: "Gone" } | { readonly _tag: "Later"; readonly at: number }
@@ -60,6 +69,25 @@ export class Webhooks extends Effect.Service<Webhooks>()("Memory/Webhooks", {
       })
 
     /**
+     * Attempts changes in order until one must wait: the time it is due, or none when every one
+     * was delivered or refused (and removed).
+     */
+    const deliverInOrder = (settings: WebhookSettings, userId: string, changes: ReadonlyArray<WaitingChange>) =>
+      Effect.gen(function*() {
+        for (const change of changes) {
+          if (change.nextAttemptAt > (yield* Clock.currentTimeMillis)) return Option.some(change.nextAttemptAt)
+          const settled = yield* attempt(settings, change.event, change.attempts)
+          yield* counters.retrying(userId, settled._tag === "Later")
+          if (settled._tag === "Later") {
+            yield* change.postpone(change.attempts + 1, settled.at)
+            return Option.some(settled.at)
+          }
+          yield* change.remove
+        }
+        return Option.none<number>()
+      })
+
+    /**
      * Delivers a user's changes in order: those the control plane keeps (an erase's) first, then
      * the outbox's. Stops at the first change that must wait; the time it is due, or none when
      * nothing is left.
@@ -68,16 +96,17 @@ export class Webhooks extends Effect.Service<Webhooks>()("Memory/Webhooks", {
       Effect.gen(function*() {
         for (;;) {
           const queued = yield* control.webhooks.head(userId, BATCH)
-          for (const change of queued) {
-            if (change.nextAttemptAt > (yield* Clock.currentTimeMillis)) return Option.some(change.nextAttemptAt)
-            const settled = yield* attempt(settings, JSON.parse(change.payload) as ChangeEvent, change.attempts)
-            yield* counters.retrying(userId, settled._tag === "Later")
-            if (settled._tag === "Later") {
-              yield* control.webhooks.postpone(change.id, change.attempts + 1, settled.at)
-              return Option.some(settled.at)
-            }
-            yield* control.webhooks.remove(change.id)
-          }
+          // The queue holds what this service wrote: a change that does not read back is a defect.
+          const queuedChanges = yield* Effect.forEach(queued, (change) =>
+            Effect.map(Effect.orDie(parseChangeEvent(change.payload)), (event): WaitingChange => ({
+              event,
+              attempts: change.attempts,
+              nextAttemptAt: change.nextAttemptAt,
+              postpone: (attempts, at) => control.webhooks.postpone(change.id, attempts, at),
+              remove: control.webhooks.remove(change.id)
+            })))
+          const waitingInQueue = yield* deliverInOrder(settings, userId, queuedChanges)
+          if (Option.isSome(waitingInQueue)) return waitingInQueue
           if (queued.length === BATCH) continue
           const dropped = yield* store.outbox.trim(userId, settings.retentionMax)
           if (dropped > 0) {
@@ -89,16 +118,14 @@ export class Webhooks extends Effect.Service<Webhooks>()("Memory/Webhooks", {
           const { entries, total } = yield* store.outbox.head(userId, BATCH)
           yield* counters.pending(userId, total)
           if (entries.length === 0) return Option.none()
-          for (const entry of entries) {
-            if (entry.nextAttemptAt > (yield* Clock.currentTimeMillis)) return Option.some(entry.nextAttemptAt)
-            const settled = yield* attempt(settings, changeEvent(userId, entry.event), entry.attempts)
-            yield* counters.retrying(userId, settled._tag === "Later")
-            if (settled._tag === "Later") {
-              yield* store.outbox.postpone(userId, entry.seq, entry.attempts + 1, settled.at)
-              return Option.some(settled.at)
-            }
-            yield* store.outbox.remove(userId, entry.seq)
-          }
+          const waiting = yield* deliverInOrder(settings, userId, entries.map((entry) => ({
+            event: changeEvent(userId, entry.event),
+            attempts: entry.attempts,
+            nextAttemptAt: entry.nextAttemptAt,
+            postpone: (attempts, at) => store.outbox.postpone(userId, entry.seq, attempts, at),
+            remove: store.outbox.remove(userId, entry.seq)
+          })))
+          if (Option.isSome(waiting)) return waiting
         }
       })
 
