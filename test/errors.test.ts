@@ -191,6 +191,18 @@ describe("bodies the schema decoder never sees", () => {
       expect(outcome).toEqual({ status: 413 })
     }))
 
+  it.scoped("a part sent as a file is read as a field: no route takes files, and no part is ever streamed as one", () =>
+    Effect.gen(function*() {
+      const { baseUrl } = yield* startServer({ SERVICE_MAX_BODY_BYTES: "4096" })
+      const created = yield* rawFetch(`${baseUrl}/v1/admin/keys`, {
+        method: "POST",
+        headers: { ...authHeaders(), "content-type": `multipart/form-data; boundary=${BOUNDARY}` },
+        body: multipartFile(12)
+      })
+      expect(created.status, created.text).toBe(201)
+      expect(created.body).toMatchObject({ key: { name: "k".repeat(12) } })
+    }))
+
   it.scoped("a multipart body refused as too large closes its connection, even while the client keeps sending", () =>
     Effect.gen(function*() {
       const { baseUrl } = yield* startServer({ SERVICE_MAX_BODY_BYTES: "4096" })

@@ -1,4 +1,4 @@
-import { HttpApiBuilder, HttpIncomingMessage, HttpRouter, HttpServerRequest } from "@effect/platform"
+import { HttpApiBuilder, HttpIncomingMessage, HttpRouter, HttpServerRequest, Multipart } from "@effect/platform"
 import { Effect, Layer, Option } from "effect"
 import { MemoryApi } from "../api/Api.js"
 import { plusJsonAsJson } from "./contentType.js"
@@ -18,7 +18,8 @@ const unboundedParameters = HttpRouter.setRouterConfig({ maxParamLength: Number.
 /**
  * The API's edge, inside routing's reach but before any handler: CORS preflights answered,
  * declared oversize bodies refused before a byte is read (undeclared ones are cut off while
- * streaming), JSON bodies nested too deep refused when read, and every failure rendered as above.
+ * streaming), JSON bodies nested too deep refused when read, multipart parts read as fields, and
+ * every failure rendered as above.
  */
 export const edgeLayer = (options: { readonly maxBodyBytes: number; readonly cors: CorsPolicy }) =>
   Layer.merge(unboundedParameters, HttpApiBuilder.middleware(MemoryApi, (app) =>
@@ -31,6 +32,10 @@ export const edgeLayer = (options: { readonly maxBodyBytes: number; readonly cor
       return yield* app.pipe(
         Effect.provideService(HttpServerRequest.HttpServerRequest, limitJsonDepth(plusJsonAsJson(request))),
         HttpIncomingMessage.withMaxBodySize(Option.some(options.maxBodyBytes)),
+        // No route takes a file: every part of a multipart body is read as a field, within the
+        // body's limit. A part streamed as a file could be told of a failure (the limit reached)
+        // after its reader had gone, an error nobody handles.
+        Multipart.withFieldMimeTypes([""]),
         Effect.catchAllCause(handleFailure(options.maxBodyBytes))
       )
     })))
