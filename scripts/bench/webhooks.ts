@@ -55,7 +55,7 @@ const run = async (backendEnv: () => Promise<Record<string, string>>, mode: Mode
   if (mode === "receiver down during the writes") await receiver.down()
   const env = mode === "off" ? {} : { SERVICE_WEBHOOK_URL: receiver.url, SERVICE_WEBHOOK_SECRET: SECRET, SERVICE_WEBHOOK_RETRY_MAX_MS: "1000" }
   const dataRoot = NodeFs.mkdtempSync(NodePath.join(NodeOs.tmpdir(), "bench-webhooks-"))
-  const service = await startService(dataRoot, { SERVICE_LOG_LEVEL: "error", ...await backendEnv(), ...env })
+  const service = await startService(dataRoot, { ...await backendEnv(), ...env })
   const writtenAt = new Map<string, number>()
   const latencies: Array<number> = []
   const started = performance.now()

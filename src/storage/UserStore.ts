@@ -145,6 +145,8 @@ export interface OutboxOperations {
   readonly claim: (userId: string) => Effect.Effect<boolean, StoreError, Scope.Scope>
   /** The user's undelivered events, oldest first, to be kept elsewhere before the user is erased. */
   readonly pending: (userId: string) => Op<ReadonlyArray<EventRow>>
+  /** Waits for this process's next write of any user (at once if one came since the last wait). */
+  readonly written: Effect.Effect<void>
 }
 
 /** A fact or turn as it reads now, to be embedded. */

@@ -39,7 +39,8 @@ export const fakeUserStore = (implemented: Partial<UserStoreOperations>) =>
       trim: unimplemented("outbox.trim"),
       users: missing("outbox.users"),
       claim: unimplemented("outbox.claim"),
-      pending: unimplemented("outbox.pending")
+      pending: unimplemented("outbox.pending"),
+      written: missing("outbox.written")
     },
     reembed: {
       backlog: unimplemented("reembed.backlog"),

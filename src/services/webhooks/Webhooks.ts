@@ -1,4 +1,4 @@
-import { Clock, Effect, Option, Schedule } from "effect"
+import { Clock, Effect, Option } from "effect"
 import { AppConfig } from "../../config/AppConfig.js"
 import type { WebhookSettings } from "../../config/webhooks.js"
 import type { AuditContext } from "../../domain/audit.js"
@@ -11,8 +11,9 @@ import { utcTimestamp } from "../../util/timestamps.js"
 import { type Attempt, postChange } from "./delivery.js"
 import { WebhookCounters } from "./WebhookCounters.js"
 
-/** How often the dispatcher looks for due changes. */
+/** How often the dispatcher looks for due changes when nothing wakes it. */
 const POLL = "200 millis"
+const QUEUE_SCAN_INTERVAL_MS = 1_000
 /** Changes read from an outbox at once. */
 const BATCH = 50
 /** When another process is delivering a user's changes, how long before this one looks again. */
@@ -46,6 +47,7 @@ export class Webhooks extends Effect.Service<Webhooks>()("Memory/Webhooks", {
     // Users with changes, and when the first is due (epoch ms); users being delivered now.
     const due = new Map<string, number>()
     const delivering = new Set<string>()
+    let queueScannedAt = Number.NEGATIVE_INFINITY
     const dueAt = (userId: string, at: number) => due.set(userId, Math.min(at, due.get(userId) ?? Number.POSITIVE_INFINITY))
 
     /** One attempt at a change, and what becomes of it. */
@@ -151,9 +153,13 @@ export class Webhooks extends Effect.Service<Webhooks>()("Memory/Webhooks", {
     /** Learns which users have changes, and starts delivering the due ones, a bounded number at once. */
     const dispatch = (settings: WebhookSettings) =>
       Effect.gen(function*() {
-        const found = [...yield* store.outbox.users, ...yield* control.webhooks.users]
-        for (const { due: at, userId } of found) dueAt(userId, at)
         const now = yield* Clock.currentTimeMillis
+        // The queue is written by erases, which mark their user here: it is looked at for
+        // other processes' and earlier runs' erases, once a second at most.
+        const queueDue = now - queueScannedAt >= QUEUE_SCAN_INTERVAL_MS
+        if (queueDue) queueScannedAt = now
+        const found = [...yield* store.outbox.users, ...(queueDue ? yield* control.webhooks.users : [])]
+        for (const { due: at, userId } of found) dueAt(userId, at)
         for (const [userId, at] of due) {
           if (delivering.size >= settings.concurrency) break
           if (at > now || delivering.has(userId)) continue
@@ -178,7 +184,9 @@ export class Webhooks extends Effect.Service<Webhooks>()("Memory/Webhooks", {
     if (Option.isSome(webhook)) {
       yield* counters.enable
       yield* settleHeld.pipe(Effect.catchAll((error) => Effect.logWarning("held webhook changes not settled at start; they are at the next", error)))
-      yield* Effect.forkScoped(Effect.repeat(dispatch(webhook.value), Schedule.spaced(POLL)))
+      // A write here wakes the dispatcher at once; other processes' writes are found by polling.
+      const wake = Effect.race(Effect.sleep(POLL), store.outbox.written)
+      yield* Effect.forkScoped(Effect.forever(Effect.zipRight(dispatch(webhook.value), wake)))
     }
 
     /**

@@ -41,7 +41,7 @@ export const SqliteUserStoreLive = Layer.effect(
     // One process holds the data root: its own runs are all there are.
     const maintaining = new Set<string>()
 
-    const written = makeWrittenUsers(Option.isSome(webhook))
+    const written = yield* makeWrittenUsers(Option.isSome(webhook))
     // The first time, every store is looked at; after that, this process's writes are all there are.
     let scanned = false
     const storesWithEntries = Effect.sync(() =>
@@ -123,7 +123,8 @@ export const SqliteUserStoreLive = Layer.effect(
         }),
         // One process holds the data root: its dispatcher is the only one.
         claim: () => Effect.succeed(true),
-        pending: (userId) => read("outbox.pending", userId, (sql) => StoreOutbox(sql).pending, () => [])
+        pending: (userId) => read("outbox.pending", userId, (sql) => StoreOutbox(sql).pending, () => []),
+        written: written.next
       },
 
       reembed: {

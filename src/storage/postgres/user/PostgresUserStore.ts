@@ -27,7 +27,7 @@ export const postgresUserStore = (webhooks: boolean) => Layer.effect(
   Effect.gen(function*() {
     const sql = yield* PostgresDatabase
     const indexes = makeVectorIndexes()
-    const written = makeWrittenUsers(webhooks)
+    const written = yield* makeWrittenUsers(webhooks)
     let outboxScannedAt = Number.NEGATIVE_INFINITY
 
     const run = <A, R>(name: string, userId: string, use: (userId: string) => Effect.Effect<A, SqlError.SqlError, R>): Effect.Effect<A, StoreError, R> =>
@@ -97,7 +97,8 @@ export const postgresUserStore = (webhooks: boolean) => Layer.effect(
           return [...yield* orUnavailable(outboxUsers(sql)), ...yield* written.take]
         }),
         claim: (userId) => run("outbox.claim", userId, () => sessionLock(sql, WEBHOOK_LOCKS, userId)),
-        pending: (userId) => run("outbox.pending", userId, () => UserOutbox(sql, userId).pending)
+        pending: (userId) => run("outbox.pending", userId, () => UserOutbox(sql, userId).pending),
+        written: written.next
       },
 
       reembed: {
