@@ -132,7 +132,8 @@ export interface OutboxUser {
 export interface OutboxOperations {
   /** The oldest undelivered entries (at most `limit`), and how many there are. */
   readonly head: (userId: string, limit: number) => Op<{ readonly entries: ReadonlyArray<OutboxEntry>; readonly total: number }>
-  readonly remove: (userId: string, seq: number) => Op<void>
+  /** Removes the entries up to and including `seq`: those settled, in order. */
+  readonly removeThrough: (userId: string, seq: number) => Op<void>
   readonly postpone: (userId: string, seq: number, attempts: number, nextAttemptAt: number) => Op<void>
   /** Drops the oldest entries beyond `keep`; how many. */
   readonly trim: (userId: string, keep: number) => Op<number>

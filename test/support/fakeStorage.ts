@@ -34,7 +34,7 @@ export const fakeUserStore = (implemented: Partial<UserStoreOperations>) =>
     maintenanceLock: unimplemented("maintenanceLock"),
     outbox: {
       head: unimplemented("outbox.head"),
-      remove: unimplemented("outbox.remove"),
+      removeThrough: unimplemented("outbox.removeThrough"),
       postpone: unimplemented("outbox.postpone"),
       trim: unimplemented("outbox.trim"),
       users: missing("outbox.users"),

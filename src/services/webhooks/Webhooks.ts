@@ -19,13 +19,12 @@ const BATCH = 50
 /** When another process is delivering a user's changes, how long before this one looks again. */
 const CLAIMED_ELSEWHERE_MS = 1_000
 
-/** An undelivered change, wherever it is kept, with what to do to it after an attempt. */
+/** An undelivered change, wherever it is kept, and how to put it off after a failed attempt. */
 interface WaitingChange {
   readonly event: ChangeEvent
   readonly attempts: number
   readonly nextAttemptAt: number
   readonly postpone: (attempts: number, at: number) => Effect.Effect<void, StoreError>
-  readonly remove: Effect.Effect<void, StoreError>
 }
 
 /** What becomes of a change after an attempt: gone (delivered or refused), or due again at a time. */
@@ -71,28 +70,28 @@ export class Webhooks extends Effect.Service<Webhooks>()("Memory/Webhooks", {
       })
 
     /**
-     * Attempts changes in order until one must wait: the time it is due, or none when every one
-     * was delivered or refused (and removed).
+     * Attempts changes in order until one must wait: how many were settled (delivered or
+     * refused), and when the one that must wait is due, if one must.
      */
     const deliverInOrder = (settings: WebhookSettings, userId: string, changes: ReadonlyArray<WaitingChange>) =>
       Effect.gen(function*() {
-        for (const change of changes) {
-          if (change.nextAttemptAt > (yield* Clock.currentTimeMillis)) return Option.some(change.nextAttemptAt)
-          const settled = yield* attempt(settings, change.event, change.attempts)
-          yield* counters.retrying(userId, settled._tag === "Later")
-          if (settled._tag === "Later") {
-            yield* change.postpone(change.attempts + 1, settled.at)
-            return Option.some(settled.at)
+        for (const [settled, change] of changes.entries()) {
+          if (change.nextAttemptAt > (yield* Clock.currentTimeMillis)) return { settled, waiting: Option.some(change.nextAttemptAt) }
+          const outcome = yield* attempt(settings, change.event, change.attempts)
+          yield* counters.retrying(userId, outcome._tag === "Later")
+          if (outcome._tag === "Later") {
+            yield* change.postpone(change.attempts + 1, outcome.at)
+            return { settled, waiting: Option.some(outcome.at) }
           }
-          yield* change.remove
         }
-        return Option.none<number>()
+        return { settled: changes.length, waiting: Option.none<number>() }
       })
 
     /**
      * Delivers a user's changes in order: those the control plane keeps (an erase's) first, then
      * the outbox's. Stops at the first change that must wait; the time it is due, or none when
-     * nothing is left.
+     * nothing is left. Settled outbox entries leave in one statement a batch: a crash before it
+     * sends them again, as at-least-once allows.
      */
     const deliverUser = (settings: WebhookSettings, userId: string): Effect.Effect<Option.Option<number>, StoreError> =>
       Effect.gen(function*() {
@@ -104,11 +103,11 @@ export class Webhooks extends Effect.Service<Webhooks>()("Memory/Webhooks", {
               event,
               attempts: change.attempts,
               nextAttemptAt: change.nextAttemptAt,
-              postpone: (attempts, at) => control.webhooks.postpone(change.id, attempts, at),
-              remove: control.webhooks.remove(change.id)
+              postpone: (attempts, at) => control.webhooks.postpone(change.id, attempts, at)
             })))
-          const waitingInQueue = yield* deliverInOrder(settings, userId, queuedChanges)
-          if (Option.isSome(waitingInQueue)) return waitingInQueue
+          const fromQueue = yield* deliverInOrder(settings, userId, queuedChanges)
+          yield* Effect.forEach(queued.slice(0, fromQueue.settled), (change) => control.webhooks.remove(change.id), { discard: true })
+          if (Option.isSome(fromQueue.waiting)) return fromQueue.waiting
           if (queued.length === BATCH) continue
           const dropped = yield* store.outbox.trim(userId, settings.retentionMax)
           if (dropped > 0) {
@@ -120,14 +119,17 @@ export class Webhooks extends Effect.Service<Webhooks>()("Memory/Webhooks", {
           const { entries, total } = yield* store.outbox.head(userId, BATCH)
           yield* counters.pending(userId, total)
           if (entries.length === 0) return Option.none()
-          const waiting = yield* deliverInOrder(settings, userId, entries.map((entry) => ({
+          const fromOutbox = yield* deliverInOrder(settings, userId, entries.map((entry) => ({
             event: changeEvent(userId, entry.event),
             attempts: entry.attempts,
             nextAttemptAt: entry.nextAttemptAt,
-            postpone: (attempts, at) => store.outbox.postpone(userId, entry.seq, attempts, at),
-            remove: store.outbox.remove(userId, entry.seq)
+            postpone: (attempts, at) => store.outbox.postpone(userId, entry.seq, attempts, at)
           })))
-          if (Option.isSome(waiting)) return waiting
+          if (fromOutbox.settled > 0) {
+            yield* store.outbox.removeThrough(userId, entries[fromOutbox.settled - 1]!.seq)
+            yield* counters.pending(userId, total - fromOutbox.settled)
+          }
+          if (Option.isSome(fromOutbox.waiting)) return fromOutbox.waiting
         }
       })
 

@@ -112,7 +112,7 @@ export const SqliteUserStoreLive = Layer.effect(
 
       outbox: {
         head: (userId, limit) => read("outbox.head", userId, (sql) => StoreOutbox(sql).head(limit), () => ({ entries: [], total: 0 })),
-        remove: (userId, seq) => read("outbox.remove", userId, (sql) => StoreOutbox(sql).remove(seq), () => undefined),
+        removeThrough: (userId, seq) => read("outbox.removeThrough", userId, (sql) => StoreOutbox(sql).removeThrough(seq), () => undefined),
         postpone: (userId, seq, attempts, nextAttemptAt) =>
           read("outbox.postpone", userId, (sql) => StoreOutbox(sql).postpone(seq, attempts, nextAttemptAt), () => undefined),
         trim: (userId, keep) => read("outbox.trim", userId, (sql) => StoreOutbox(sql).trim(keep), () => 0),

@@ -84,7 +84,7 @@ export const postgresUserStore = (webhooks: boolean) => Layer.effect(
 
       outbox: {
         head: (userId, limit) => run("outbox.head", userId, () => UserOutbox(sql, userId).head(limit)),
-        remove: (userId, seq) => run("outbox.remove", userId, () => UserOutbox(sql, userId).remove(seq)),
+        removeThrough: (userId, seq) => run("outbox.removeThrough", userId, () => UserOutbox(sql, userId).removeThrough(seq)),
         postpone: (userId, seq, attempts, nextAttemptAt) =>
           run("outbox.postpone", userId, () => UserOutbox(sql, userId).postpone(seq, attempts, nextAttemptAt)),
         trim: (userId, keep) => run("outbox.trim", userId, () => UserOutbox(sql, userId).trim(keep)),

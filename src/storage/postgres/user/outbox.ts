@@ -22,7 +22,7 @@ export const UserOutbox = (sql: SqlClient.SqlClient, userId: string) => ({
                          WHERE o.user_id = ${userId} ORDER BY o.event_seq LIMIT ${limit}`,
       total: Effect.map(sql<{ readonly n: number }>`SELECT count(*) AS n FROM webhook_outbox WHERE user_id = ${userId}`, (rows) => rows[0]?.n ?? 0)
     }).pipe(Effect.map(({ rows, total }) => ({ entries: rows.map(toEntry), total }))),
-  remove: (seq: number) => sql`DELETE FROM webhook_outbox WHERE user_id = ${userId} AND event_seq = ${seq}`.pipe(Effect.asVoid),
+  removeThrough: (seq: number) => sql`DELETE FROM webhook_outbox WHERE user_id = ${userId} AND event_seq <= ${seq}`.pipe(Effect.asVoid),
   postpone: (seq: number, attempts: number, nextAttemptAt: number) =>
     sql`UPDATE webhook_outbox SET attempts = ${attempts}, next_attempt_at = ${nextAttemptAt}
         WHERE user_id = ${userId} AND event_seq = ${seq}`.pipe(Effect.asVoid),

@@ -20,7 +20,7 @@ export const StoreOutbox = (sql: SqlClient.SqlClient) => ({
                          FROM webhook_outbox o JOIN events e ON e.seq = o.event_seq ORDER BY o.event_seq LIMIT ${limit}`,
       total: Effect.map(sql<{ readonly n: number }>`SELECT count(*) AS n FROM webhook_outbox`, (rows) => rows[0]?.n ?? 0)
     }).pipe(Effect.map(({ rows, total }) => ({ entries: rows.map(toEntry), total }))),
-  remove: (seq: number) => sql`DELETE FROM webhook_outbox WHERE event_seq = ${seq}`.pipe(Effect.asVoid),
+  removeThrough: (seq: number) => sql`DELETE FROM webhook_outbox WHERE event_seq <= ${seq}`.pipe(Effect.asVoid),
   postpone: (seq: number, attempts: number, nextAttemptAt: number) =>
     sql`UPDATE webhook_outbox SET attempts = ${attempts}, next_attempt_at = ${nextAttemptAt} WHERE event_seq = ${seq}`.pipe(Effect.asVoid),
   trim: (keep: number) =>
