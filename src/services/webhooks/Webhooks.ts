@@ -146,7 +146,7 @@ export class Webhooks extends Effect.Service<Webhooks>()("Memory/Webhooks", {
         Effect.scoped,
         Effect.catchAllCause((cause) =>
           Effect.zipRight(
-            Effect.logWarning("webhook delivery interrupted; the user's changes are tried again").pipe(Effect.annotateLogs({ user_id: userId }), Effect.annotateLogs("cause", cause)),
+            Effect.logWarning("webhook delivery stopped by a failure; the user's changes are tried again").pipe(Effect.annotateLogs({ user_id: userId }), Effect.annotateLogs("cause", cause)),
             Effect.flatMap(Clock.currentTimeMillis, (now) => Effect.sync(() => dueAt(userId, now + settings.retryBaseMs)))
           )),
         Effect.ensuring(Effect.sync(() => delivering.delete(userId)))
