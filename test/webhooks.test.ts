@@ -206,6 +206,22 @@ describe("webhooks", () => {
       expect(receiver.deliveries.map((delivery) => delivery.json.event_id)).toEqual(events.map((event) => event.event_id))
     }))
 
+  it.scopedLive("an attempt without an answer within SERVICE_WEBHOOK_TIMEOUT_MS is made again; a redirect is recorded as failed and not sent again", () =>
+    Effect.gen(function*() {
+      const receiver = yield* startReceiver(SECRET)
+      // The first request is answered too late, the second with a redirect, the rest at once.
+      receiver.answer = (_delivery, index) => index === 0 ? { status: 204, delayMs: 2_000 } : { status: index === 1 ? 302 : 204 }
+      const server = yield* startServer(webhookEnv(receiver, { SERVICE_WEBHOOK_TIMEOUT_MS: "300" }))
+      yield* ingestTurn(server.baseUrl, "gus", "first")
+      yield* eventually("the redirect", () => receiver.deliveries.length === 2)
+      const [late, redirected] = receiver.deliveries
+      expect(redirected!.json).toMatchObject({ event_id: late!.json.event_id, attempt: 2 })
+      yield* ingestTurn(server.baseUrl, "gus", "second", "s2")
+      yield* eventually("the next change", () => receiver.deliveries.length === 3)
+      expect(receiver.deliveries[2]!.json).toMatchObject({ session_id: "s2", attempt: 1 })
+      expect(yield* statsUntil(server.baseUrl, { delivered: 1, failed: 1 })).toMatchObject({ delivered: 1, failed: 1, retrying: 0, pending: 0 })
+    }))
+
   it.scopedLive("an outbox past SERVICE_WEBHOOK_RETENTION_MAX drops its oldest changes and counts them; the newest arrive", () =>
     Effect.gen(function*() {
       const receiver = yield* startReceiver(SECRET)
