@@ -5,7 +5,8 @@
  * beside a plain BM25 baseline over the same turns (k1 1.2, b 0.75, no stemming) computed here,
  * the legs that could not run, and the search latencies seen.
  *
- * Usage: npm run bench:locomo [-- --data ../shared/bench/locomo-dev.json]
+ * Usage: npm run bench:locomo [-- --data ../shared/bench/locomo-dev.json] [--backends sqlite,postgresql]
+ *        [--questions out.jsonl]   (each question's evidence and top 20, one JSON line each, for study)
  */
 import * as NodeFs from "node:fs"
 import * as NodeOs from "node:os"
@@ -25,6 +26,8 @@ const arg = (name: string, fallback: string) => {
   return i > 0 ? process.argv[i + 1]! : fallback
 }
 const DATA = arg("data", NodePath.resolve(import.meta.dirname, "../../../shared/bench/locomo-dev.json"))
+const BACKENDS = arg("backends", "sqlite,postgresql").split(",")
+const QUESTIONS_OUT = arg("questions", "")
 const KEY = BENCH_KEY
 const KS = [5, 10, 20] as const
 const CATEGORIES: Record<number, string> = { 1: "multi-hop", 2: "temporal", 3: "open-domain", 4: "single-hop" }
@@ -92,6 +95,8 @@ type Scores = Record<number, { ours: Array<Array<number>>; bm25: Array<Array<num
 
 interface Evaluation {
   readonly scores: Scores
+  /** Each conversation's questions, every category together: a rule that helps must help each. */
+  readonly byConversation: Record<string, { ours: Array<Array<number>>; bm25: Array<Array<number>> }>
   readonly clientMs: Array<number>
   readonly serverMs: Array<number>
   readonly degradedLegs: Set<string>
@@ -101,6 +106,7 @@ interface Evaluation {
 /** Ingests every conversation into a running service and scores its search against the questions. */
 const evaluate = async (port: number, samples: ReadonlyArray<Sample>): Promise<Evaluation> => {
   const scores: Scores = {}
+  const byConversation: Evaluation["byConversation"] = {}
   const clientMs: Array<number> = []
   const serverMs: Array<number> = []
   const degradedLegs = new Set<string>()
@@ -140,12 +146,16 @@ const evaluate = async (port: number, samples: ReadonlyArray<Sample>): Promise<E
         .map((hit) => byTurnId.get(hit.metadata.evidence_id) ?? (hit.metadata.source_turn_id === null ? undefined : byTurnId.get(`ev_raw:${hit.metadata.source_turn_id}`)))
         .filter((id): id is string => id !== undefined)
       const plain = baseline(qa.question, 20)
-      const entry = scores[qa.category] ??= { ours: [], bm25: [] }
-      entry.ours.push(KS.map((k) => recall(found, expected, k)))
-      entry.bm25.push(KS.map((k) => recall(plain, expected, k)))
+      for (const entry of [scores[qa.category] ??= { ours: [], bm25: [] }, byConversation[sample.sample_id] ??= { ours: [], bm25: [] }]) {
+        entry.ours.push(KS.map((k) => recall(found, expected, k)))
+        entry.bm25.push(KS.map((k) => recall(plain, expected, k)))
+      }
+      if (QUESTIONS_OUT !== "") {
+        NodeFs.appendFileSync(QUESTIONS_OUT, JSON.stringify({ sample: sample.sample_id, category: qa.category, question: qa.question, expected, found, bm25: plain }) + "\n")
+      }
     }
   }
-  return { scores, clientMs, serverMs, degradedLegs, turnsIngested }
+  return { scores, byConversation, clientMs, serverMs, degradedLegs, turnsIngested }
 }
 
 const mean = (rows: ReadonlyArray<ReadonlyArray<number>>, i: number) => rows.reduce((sum, row) => sum + row[i]!, 0) / Math.max(1, rows.length)
@@ -153,7 +163,7 @@ const fmt = (n: number) => n.toFixed(3).replace(/^0/, "")
 
 /** Prints one backend's table; answers its overall recall at each k. */
 const report = (backend: string, samples: number, evaluation: Evaluation) => {
-  const { clientMs, degradedLegs, scores, serverMs, turnsIngested } = evaluation
+  const { byConversation, clientMs, degradedLegs, scores, serverMs, turnsIngested } = evaluation
   console.log(`LoCoMo retrieval on ${backend}: ${samples} conversations, ${turnsIngested} turns, infer=false, no LLM`)
   console.log("category          n    ours @5/@10/@20      plain BM25 @5/@10/@20")
   const all = { ours: [] as Array<Array<number>>, bm25: [] as Array<Array<number>> }
@@ -166,6 +176,9 @@ const report = (backend: string, samples: number, evaluation: Evaluation) => {
   }
   console.log(`${"overall".padEnd(16)} ${String(all.ours.length).padStart(4)}    ${KS.map((_, i) => fmt(mean(all.ours, i))).join(" / ")}    ${KS.map((_, i) => fmt(mean(all.bm25, i))).join(" / ")}`)
   console.log(`recall@10 over the baseline: ${((mean(all.ours, 1) - mean(all.bm25, 1)) * 100).toFixed(1)} points`)
+  console.log(`recall@10 per conversation, ours (plain BM25): ${
+    Object.entries(byConversation).map(([id, entry]) => `${id} ${fmt(mean(entry.ours, 1))} (${fmt(mean(entry.bm25, 1))})`).join(", ")
+  }`)
   console.log(`legs that could not run: ${[...degradedLegs].join(", ") || "none"}`)
   clientMs.sort((a, b) => a - b)
   serverMs.sort((a, b) => a - b)
@@ -174,15 +187,16 @@ const report = (backend: string, samples: number, evaluation: Evaluation) => {
   return KS.map((_, i) => mean(all.ours, i))
 }
 
-/** The same run on each backend: the embedded SQLite, then PostgreSQL in a throwaway cluster. */
+/** The same run on each backend asked for: the embedded SQLite, then PostgreSQL in a throwaway cluster. */
 const main = async () => {
   const samples = JSON.parse(NodeFs.readFileSync(DATA, "utf8")) as ReadonlyArray<Sample>
   const dataRoot = NodeFs.mkdtempSync(NodePath.join(NodeOs.tmpdir(), "bench-locomo-"))
-  const cluster = await startCluster({ fsync: true })
+  const backends = (["SQLite", "PostgreSQL"] as const).filter((backend) => BACKENDS.includes(backend.toLowerCase()))
+  const cluster = backends.includes("PostgreSQL") ? await startCluster({ fsync: true }) : undefined
   const overall: Record<string, ReadonlyArray<number>> = {}
   try {
-    for (const backend of ["SQLite", "PostgreSQL"] as const) {
-      const env: Record<string, string> = backend === "PostgreSQL" ? { SERVICE_DATABASE_URL: await createDatabase(cluster.url) } : {}
+    for (const backend of backends) {
+      const env: Record<string, string> = cluster === undefined || backend === "SQLite" ? {} : { SERVICE_DATABASE_URL: await createDatabase(cluster.url) }
       const server = await startService(NodeFs.mkdtempSync(NodePath.join(dataRoot, "root-")), env)
       try {
         overall[backend] = report(backend, samples.length, await evaluate(server.port, samples))
@@ -191,10 +205,11 @@ const main = async () => {
       }
     }
   } finally {
-    cluster.stop()
+    cluster?.stop()
     NodeFs.rmSync(dataRoot, { recursive: true, force: true })
   }
-  const [sqlite, postgres] = [overall.SQLite!, overall.PostgreSQL!]
+  const [sqlite, postgres] = [overall.SQLite, overall.PostgreSQL]
+  if (sqlite === undefined || postgres === undefined) return
   console.log(`overall recall @5/@10/@20: SQLite ${sqlite.map(fmt).join(" / ")}, PostgreSQL ${postgres.map(fmt).join(" / ")}; ` +
     `PostgreSQL - SQLite at @10: ${(postgres[1]! - sqlite[1]!).toFixed(3)}`)
 }
