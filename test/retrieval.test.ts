@@ -130,9 +130,62 @@ describe("POST /v1/search", () => {
       const { body } = yield* search(baseUrl, { query: "adopting", top_k: 5 })
       const ids = body.hits.map((h) => h.id)
       expect(ids[0]).toBe("ev_raw:s1_turn_3")
-      for (const neighbour of ["ev_raw:s1_turn_2", "ev_raw:s1_turn_4"]) {
+      for (const neighbour of ["ev_raw:s1_turn_1", "ev_raw:s1_turn_2", "ev_raw:s1_turn_4", "ev_raw:s1_turn_5"]) {
         expect(body.hits.find((h) => h.id === neighbour)?.metadata.routes.map((r) => r.route)).toEqual(["neighbourhood"])
       }
+      // The other session is out of reach.
+      expect(ids.filter((id) => id.startsWith("ev_raw:s2_"))).toEqual([])
+    }))
+
+  it.scoped("ranks the turns of the person a question names above another speaker's better word match", () =>
+    Effect.gen(function*() {
+      const { baseUrl } = yield* startServer()
+      const filler = (speaker: string) => Array.from({ length: 6 }, (_, i) => ({ content: `${speaker}: small talk about the weather, day ${i}` }))
+      const ingest = (sessionId: string, messages: ReadonlyArray<{ content: string }>) =>
+        post(`${baseUrl}/v1/memories`, { user_id: "alice", session_id: sessionId, infer: false, async_mode: false, messages })
+      yield* ingest("s1", [{ content: "Melanie: camping, camping, we love camping" }, ...filler("Caroline"), ...filler("Melanie")])
+      yield* ingest("s2", [...filler("Melanie"), { content: "Caroline: I tried camping once by a lake" }, ...filler("Caroline")])
+      const first = (query: string) => Effect.map(search(baseUrl, { query }), ({ body }) => body.hits[0]?.content)
+      expect(yield* first("Did Caroline go camping?")).toBe("Caroline: I tried camping once by a lake")
+      expect(yield* first("Did Melanie go camping?")).toBe("Melanie: camping, camping, we love camping")
+      // Nobody named: the better word match first.
+      expect(yield* first("Who went camping?")).toBe("Melanie: camping, camping, we love camping")
+    }))
+
+  it.scoped("reaches a named speaker's turn that forty others outrank by their words, whatever top_k is", () =>
+    Effect.gen(function*() {
+      const { baseUrl } = yield* startServer()
+      const ingest = (sessionId: string, messages: ReadonlyArray<string>) =>
+        post(`${baseUrl}/v1/memories`, { user_id: "alice", session_id: sessionId, infer: false, async_mode: false, messages: messages.map((content) => ({ content })) })
+      // One session each, so that no turn lends to another.
+      for (let i = 0; i < 40; i++) yield* ingest(`trip${i}`, [`Melanie: camping camping camping with Caroline, trip ${i}`])
+      yield* ingest("weather", Array.from({ length: 80 }, (_, i) => `Melanie: small talk about the weather, day ${i}`))
+      yield* ingest("once", ["Caroline: I went camping once with friends, long ago"])
+      for (const top_k of [1, 10]) {
+        const { body } = yield* search(baseUrl, { query: "Did Caroline go camping?", top_k })
+        expect(body.hits[0]?.content).toBe("Caroline: I went camping once with friends, long ago")
+        expect(body.hits[0]?.metadata.routes).toEqual([expect.objectContaining({ route: "lexical_turns", rank: 41 })])
+      }
+    }))
+
+  it.scoped("leaves out the time leg when the date names more items than it returns", () =>
+    Effect.gen(function*() {
+      const { baseUrl } = yield* startServer()
+      const ingest = (sessionId: string, sessionTime: string, count: number) =>
+        post(`${baseUrl}/v1/memories`, {
+          user_id: "alice",
+          session_id: sessionId,
+          session_time: sessionTime,
+          infer: false,
+          async_mode: false,
+          messages: Array.from({ length: count }, (_, i) => ({ content: `Caroline: note ${i} of ${sessionId}` }))
+        })
+      yield* ingest("busy", "2023-07-01", 70)
+      yield* ingest("quiet", "2023-08-15", 3)
+      const timed = (query: string) =>
+        Effect.map(search(baseUrl, { query }), ({ body }) => body.hits.filter((h) => h.metadata.routes.some((r) => r.route === "time")).map((h) => h.session_id))
+      expect(yield* timed("what happened on 1 July 2023")).toEqual([])
+      expect(yield* timed("what happened on 15 August 2023")).toEqual(["quiet", "quiet", "quiet"])
     }))
 
   it.scoped("scope keys narrow: items stamped with another agent are left out", () =>

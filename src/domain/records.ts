@@ -56,6 +56,12 @@ export interface TurnRow {
   readonly session_time: string | null
 }
 
+/** A row and its bm25 score in the index that found it (higher is better). */
+export interface Scored<Row> {
+  readonly row: Row
+  readonly score: number
+}
+
 /** A turn a fact was taken from. */
 export interface FactSource {
   readonly fact_id: string

@@ -11,6 +11,7 @@ import type {
   PriorityOrder,
   Provenance,
   ScopeFilter,
+  Scored,
   StaleEntity,
   TurnRow,
   VectorSpace
@@ -48,18 +49,20 @@ export interface RecallQuery {
   readonly vectorDepth: number
   /** The best lexical turns whose neighbours in their sessions are brought in. */
   readonly neighbourSeeds: number
+  /** How many turns either side of each of those, in its session, are brought in. */
+  readonly neighbourReach: number
 }
 
 /** Each leg's candidates, best first. */
 export interface RecallLegs {
   readonly lexicalFacts: ReadonlyArray<FactRow>
-  readonly lexicalTurns: ReadonlyArray<TurnRow>
+  readonly lexicalTurns: ReadonlyArray<Scored<TurnRow>>
   /** The nearest facts and turns, or why the vector leg could not run on this store. */
   readonly vector: Either.Either<{ readonly facts: ReadonlyArray<FactRow>; readonly turns: ReadonlyArray<TurnRow> }, string>
   readonly entityFacts: ReadonlyArray<FactRow>
   readonly datedFacts: ReadonlyArray<FactRow>
   readonly datedTurns: ReadonlyArray<TurnRow>
-  /** The turns next to the best lexical turns in their sessions. */
+  /** The turns within the reach of the best lexical turns in their sessions, in no particular order. */
   readonly neighbours: ReadonlyArray<TurnRow>
 }
 

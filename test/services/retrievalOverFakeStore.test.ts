@@ -36,7 +36,7 @@ describe("domain services over a test implementation of the storage port", () =>
         Effect.succeed(Option.some({
           ...NO_LEGS,
           lexicalFacts: [factRow("lexical", "Alice has a dog"), factRow("both", "The dog is called Rex")],
-          lexicalTurns: [turnRow("t1", "alice has a DOG!")],
+          lexicalTurns: [{ row: turnRow("t1", "alice has a DOG!"), score: 1 }],
           entityFacts: [factRow("both", "The dog is called Rex"), factRow("entity", "Rex is brown")]
         })),
       provenance: () => Effect.succeed({ sources: [], roles: [] })

@@ -82,5 +82,6 @@ export const recallQuery = (options: Partial<RecallQuery>): RecallQuery => ({
   depth: 30,
   vectorDepth: 30,
   neighbourSeeds: 10,
+  neighbourReach: 1,
   ...options
 })

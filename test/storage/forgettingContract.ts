@@ -15,7 +15,7 @@ const recall = (userId: string, query: Parameters<typeof recallQuery>[0]) =>
 
 /** What the lexical legs find for some words: the turns' texts and the facts' statements. */
 const foundBy = (userId: string, terms: ReadonlyArray<string>, statuses: ReadonlyArray<string> = ["active"]) =>
-  Effect.map(recall(userId, { terms, statuses }), (legs) => [...legs.lexicalTurns.map((turn) => turn.content), ...legs.lexicalFacts.map((row) => row.content)])
+  Effect.map(recall(userId, { terms, statuses }), (legs) => [...legs.lexicalTurns.map((turn) => turn.row.content), ...legs.lexicalFacts.map((row) => row.content)])
 
 const nearestTurns = (userId: string, vector: Float32Array) =>
   Effect.map(recall(userId, { vector: Either.right(vector) }), (legs) => Either.map(legs.vector, (near) => near.turns.map((turn) => turn.content)))

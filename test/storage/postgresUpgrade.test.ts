@@ -33,7 +33,7 @@ describe("PostgreSQL: a database written before forgetting reached the turns", (
 
       const lexicalTurns = (terms: ReadonlyArray<string>) =>
         Effect.flatMap(UserStore, (store) =>
-          Effect.map(store.recall("alice", recallQuery({ terms })), (legs) => legs._tag === "Some" ? legs.value.lexicalTurns.map((turn) => turn.content) : []))
+          Effect.map(store.recall("alice", recallQuery({ terms })), (legs) => legs._tag === "Some" ? legs.value.lexicalTurns.map((turn) => turn.row.content) : []))
       const found = yield* Effect.all([lexicalTurns(["4417"]), lexicalTurns(["lyon"])]).pipe(Effect.provide(storage()))
       expect(found).toEqual([[], ["I live in Lyon. […]"]])
       expect(yield* query(url, `SELECT content, recorded_content FROM turns`)).toEqual([{ content: "I live in Lyon. […]", recorded_content: TURN }])

@@ -28,7 +28,7 @@ export const recallContract = (backend: StorageBackend) =>
         const legs = yield* recall("alice", { terms: ["beagle", "adopted"] })
         expect(legs.lexicalFacts[0]?.content).toBe("Alice adopted two beagles last spring")
         expect(legs.lexicalFacts.map((row) => row.content)).not.toContain("Bob repairs old bicycles")
-        expect(legs.lexicalTurns.map((row) => row.content)).toEqual(["I got a beagle puppy"])
+        expect(legs.lexicalTurns.map((turn) => turn.row.content)).toEqual(["I got a beagle puppy"])
         expect((yield* recall("alice", { terms: ["zebra"] })).lexicalFacts).toEqual([])
       })))
 
@@ -53,10 +53,10 @@ export const recallContract = (backend: StorageBackend) =>
         const mine = { agent_id: "my-agent", run_id: null, project_id: null }
         const legs = yield* recall("alice", { terms: ["zebra"], depth: 2, scope: mine })
         expect(legs.lexicalFacts.map((row) => row.content)).toEqual(["Alice saw a zebra at the zoo", "Alice once read a long book about the zebra of the plains"])
-        expect(legs.lexicalTurns.map((row) => row.content)).toEqual(["a zebra at the zoo today", "one zebra among the many animals of the park"])
+        expect(legs.lexicalTurns.map((turn) => turn.row.content)).toEqual(["a zebra at the zoo today", "one zebra among the many animals of the park"])
         const everyone = yield* recall("alice", { terms: ["zebra"], depth: 2 })
         expect(everyone.lexicalFacts.every((row) => row.content.startsWith("Zebra zebra"))).toBe(true)
-        expect(everyone.lexicalTurns.map((row) => row.content)).toEqual(["zebra zebra zebra", "zebra zebra"])
+        expect(everyone.lexicalTurns.map((turn) => turn.row.content)).toEqual(["zebra zebra zebra", "zebra zebra"])
       })))
 
     it.effect("similar facts answer each list of terms with current facts only, best first", () =>
@@ -129,8 +129,39 @@ export const recallContract = (backend: StorageBackend) =>
       run(Effect.gen(function*() {
         yield* writeSession("alice", session("s1", ["What pet do you have?", "I have a parrot called Kiwi", "Nice, does it talk?"]))
         const legs = yield* recall("alice", { terms: ["parrot"] })
-        expect(legs.lexicalTurns.map((row) => row.content)).toEqual(["I have a parrot called Kiwi"])
+        expect(legs.lexicalTurns.map((turn) => turn.row.content)).toEqual(["I have a parrot called Kiwi"])
         expect(legs.neighbours.map((row) => row.content).sort()).toEqual(["Nice, does it talk?", "What pet do you have?"])
+      })))
+
+    it.effect("the neighbourhood reaches as far either side as asked, within the seed's session, the seeds left out", () =>
+      run(Effect.gen(function*() {
+        const turns = ["t1 hello", "t2 what pet", "t3 I have a parrot", "t4 nice", "t5 it talks", "t6 far away", "t7 parrot, parrot"]
+        yield* writeSession("alice", session("s1", turns))
+        yield* writeSession("alice", session("s2", ["u1 other session", "u2 other session"]))
+        const legs = yield* recall("alice", { terms: ["parrot"], neighbourSeeds: 1, neighbourReach: 2 })
+        // The turn saying it twice ranks first: it alone is the seed, at the end of its session.
+        expect(legs.lexicalTurns.map((turn) => turn.row.content)).toEqual(["t7 parrot, parrot", "t3 I have a parrot"])
+        expect(legs.neighbours.map((row) => row.content).sort()).toEqual(["t5 it talks", "t6 far away"])
+        const both = yield* recall("alice", { terms: ["parrot"], neighbourSeeds: 2, neighbourReach: 2 })
+        expect(both.neighbours.map((row) => row.content).sort()).toEqual(["t1 hello", "t2 what pet", "t4 nice", "t5 it talks", "t6 far away"])
+      })))
+
+    it.effect("a lexical turn comes with its bm25 score: best first, a rarer word and a shorter turn scoring higher", () =>
+      run(Effect.gen(function*() {
+        yield* writeSession("alice", session("s1", [
+          "we went hiking by the lake",
+          "we went hiking in the mountains near the old lake house with the whole family",
+          "hiking again",
+          "hiking with friends",
+          "the kayak was fun"
+        ]))
+        const legs = yield* recall("alice", { terms: ["lake", "hiking", "kayak"] })
+        const scores = legs.lexicalTurns.map((turn) => turn.score)
+        expect(scores.every((score) => score > 0)).toBe(true)
+        expect([...scores].sort((a, b) => b - a)).toEqual(scores)
+        const scoreOf = (content: string) => legs.lexicalTurns.find((turn) => turn.row.content === content)!.score
+        expect(scoreOf("we went hiking by the lake")).toBeGreaterThan(scoreOf("we went hiking in the mountains near the old lake house with the whole family"))
+        expect(scoreOf("the kayak was fun")).toBeGreaterThan(scoreOf("hiking again"))
       })))
 
     it.effect("every leg honours scope: a fact or turn stamped with another value is out", () =>
@@ -139,7 +170,7 @@ export const recallContract = (backend: StorageBackend) =>
         yield* writeSession("alice", session("s2", ["kiwi for p2"], [add(fact("kiwi fact for p2"), axis(2))], { scope: { ...NO_SCOPE, project_id: "p2" }, turnVectors: [axis(2)] }))
         const legs = yield* recall("alice", { terms: ["kiwi"], vector: Either.right(axis(2)), scope: { ...NO_SCOPE, project_id: "p1" } })
         expect(legs.lexicalFacts.map((row) => row.content)).toEqual(["kiwi fact for p1"])
-        expect(legs.lexicalTurns.map((row) => row.content)).toEqual(["kiwi for p1"])
+        expect(legs.lexicalTurns.map((turn) => turn.row.content)).toEqual(["kiwi for p1"])
         const vector = Either.getOrElse(legs.vector, () => ({ facts: [], turns: [] }))
         expect(vector.facts.map((row) => row.content)).toEqual(["kiwi fact for p1"])
         expect(vector.turns.map((row) => row.content)).toEqual(["kiwi for p1"])

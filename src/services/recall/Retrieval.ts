@@ -3,7 +3,8 @@ import { Degraded } from "../../api/RetrievalApi.js"
 import { Embedder } from "../../llm/Embedder.js"
 import { type EvidenceItem, factEvidence, turnEvidence } from "../../retrieval/evidence.js"
 import { normalizeName, normalizeText } from "../../domain/text.js"
-import { fuse, type Fused, type Leg } from "../../retrieval/fusion.js"
+import { fuse, type Fused, type Leg, type LegItem } from "../../retrieval/fusion.js"
+import { NEIGHBOUR_REACH, NEIGHBOUR_SEEDS, rankConversationTurns } from "../../retrieval/conversationTurns.js"
 import { analyseQuery } from "../../retrieval/query.js"
 import type { FactRow, TurnRow } from "../../domain/records.js"
 import { type RecallLegs, UserStore } from "../../storage/UserStore.js"
@@ -22,7 +23,7 @@ export interface RetrievalResult {
 
 type Candidate = { readonly kind: "fact"; readonly row: FactRow } | { readonly kind: "turn"; readonly row: TurnRow }
 
-type Ranked = { readonly key: string; readonly value: Candidate }
+type Ranked = LegItem<Candidate>
 
 const factCandidate = (row: FactRow): Ranked => ({ key: `ev_fact:${row.fact_id}`, value: { kind: "fact", row } })
 const turnCandidate = (row: TurnRow): Ranked => ({ key: `ev_raw:${row.turn_id}`, value: { kind: "turn", row } })
@@ -39,21 +40,41 @@ const VECTOR_CHANNELS = ["fact_events", "raw_turns"] as const
 
 /** How many candidates each leg contributes per hit asked for. */
 const LEG_DEPTH = 3
-/** Nearest neighbours beyond this many rank too low to reach a result, and cost the most to find. */
-const VECTOR_DEPTH = 50
-const NEIGHBOUR_SEEDS = 10
+/**
+ * Candidates each leg contributes at least. A turn by the person the query names counts double:
+ * one this far down by its words alone can still reach the first ten, whatever top_k is.
+ */
+const LEG_DEPTH_FLOOR = 60
+/**
+ * The vector leg's nearest neighbours, per hit asked for as the other legs, within these bounds:
+ * beyond the most they rank too low to reach a result, and cost the most to find.
+ */
+const VECTOR_DEPTH = { least: 30, most: 50 }
 
-/** Each leg's candidates, ranked, as fusion takes them. */
-const rankedLegs = (legs: RecallLegs): ReadonlyArray<{ leg: Leg; items: ReadonlyArray<Ranked> }> => {
+/**
+ * The time leg's candidates, when the date singles some out. A date the store holds `depth` items
+ * or more on (a year of a conversation held in that year) says nothing about which of them: its
+ * first items in date order would only crowd out what the other legs found.
+ */
+const datedCandidates = (legs: RecallLegs, depth: number): ReadonlyArray<Ranked> =>
+  legs.datedFacts.length >= depth || legs.datedTurns.length >= depth
+    ? []
+    : [...legs.datedFacts.map(factCandidate), ...legs.datedTurns.map(turnCandidate)]
+
+/**
+ * Each leg's candidates, ranked, as fusion takes them. The turns found by words are ranked as a
+ * conversation: by who speaks them and by the turns near them (retrieval/conversationTurns.ts).
+ */
+const rankedLegs = (query: string, depth: number, legs: RecallLegs): ReadonlyArray<{ leg: Leg; items: ReadonlyArray<Ranked> }> => {
   const vector = Either.getOrElse(legs.vector, () => ({ facts: [], turns: [] }))
+  const conversation = rankConversationTurns(query, legs.lexicalTurns, legs.neighbours)
   return [
     { leg: "lexical_facts", items: legs.lexicalFacts.map(factCandidate) },
-    { leg: "lexical_turns", items: legs.lexicalTurns.map(turnCandidate) },
+    { leg: "lexical_turns", items: conversation.map((turn) => ({ ...turnCandidate(turn.row), routes: turn.routes })) },
     { leg: "vector_facts", items: vector.facts.map(factCandidate) },
     { leg: "vector_turns", items: vector.turns.map(turnCandidate) },
     { leg: "entity", items: legs.entityFacts.map(factCandidate) },
-    { leg: "time", items: [...legs.datedFacts.map(factCandidate), ...legs.datedTurns.map(turnCandidate)] },
-    { leg: "neighbourhood", items: legs.neighbours.map(turnCandidate) }
+    { leg: "time", items: datedCandidates(legs, depth) }
   ]
 }
 
@@ -91,7 +112,7 @@ export class Retrieval extends Effect.Service<Retrieval>()("Memory/Retrieval", {
         const scope = scopeFilter(request)
         const analysis = analyseQuery(request.query)
         const statuses = request.include_superseded === true ? ["active", "superseded"] : ["active"]
-        const depth = Math.max(request.top_k * LEG_DEPTH, 30)
+        const depth = Math.max(request.top_k * LEG_DEPTH, LEG_DEPTH_FLOOR)
         const vector = yield* queryVector(request.query)
         const recalled = yield* store.recall(request.user_id, {
           terms: analysis.terms,
@@ -101,14 +122,15 @@ export class Retrieval extends Effect.Service<Retrieval>()("Memory/Retrieval", {
           scope,
           statuses,
           depth,
-          vectorDepth: Math.min(depth, VECTOR_DEPTH),
-          neighbourSeeds: NEIGHBOUR_SEEDS
+          vectorDepth: Math.min(Math.max(request.top_k * LEG_DEPTH, VECTOR_DEPTH.least), VECTOR_DEPTH.most),
+          neighbourSeeds: NEIGHBOUR_SEEDS,
+          neighbourReach: NEIGHBOUR_REACH
         })
         if (Option.isNone(recalled)) {
           return { items: [], degraded: vectorSkipped(Either.isLeft(vector) ? vector.left : "the vector index is empty") } satisfies RetrievalResult
         }
         const legs = recalled.value
-        const fused = mergeDuplicates(fuse(rankedLegs(legs))).slice(0, request.top_k)
+        const fused = mergeDuplicates(fuse(rankedLegs(request.query, depth, legs))).slice(0, request.top_k)
         const factIds = fused.flatMap((item) => item.value.kind === "fact" ? [item.value.row.fact_id] : [])
         const { roles, sources } = yield* store.provenance(request.user_id, factIds)
         const items = fused.map((item) => {

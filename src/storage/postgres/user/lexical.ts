@@ -1,6 +1,6 @@
 import type { SqlClient, SqlError, Statement } from "@effect/sql"
 import { Effect } from "effect"
-import type { ScopeFilter } from "../../../domain/records.js"
+import type { ScopeFilter, Scored, TurnRow } from "../../../domain/records.js"
 import { DOCUMENT_COUNT_CAP, selectiveTerms } from "../../lexicalTerms.js"
 import { type IndexedTable, POSTINGS } from "./postings.js"
 import type { UserReads } from "./reads.js"
@@ -106,8 +106,10 @@ export const UserLexical = (sql: SqlClient.SqlClient, userId: string, reads: Ret
     facts: (terms: ReadonlyArray<string>, scope: ScopeFilter, statuses: ReadonlyArray<string>, limit: number) =>
       Effect.flatMap(selective("facts", terms), (selected) => bestMatching(selected, limit, (ranked) => reads.factsRanked(ranked, scope, statuses, limit))),
 
-    /** The best turns by the selective ones of the terms. */
+    /** The best turns by the selective ones of the terms, each with its bm25 score (its rank negated). */
     turns: (terms: ReadonlyArray<string>, scope: ScopeFilter, limit: number) =>
-      Effect.flatMap(selective("turns", terms), (selected) => bestMatching(selected, limit, (ranked) => reads.turnsRanked(ranked, scope, limit)))
+      Effect.flatMap(selective("turns", terms), (selected) =>
+        bestMatching(selected, limit, (ranked) =>
+          Effect.map(reads.turnsRanked(ranked, scope, limit), (turns) => turns.map(({ rank, row }): Scored<TurnRow> => ({ row, score: -rank })))))
   }
 }

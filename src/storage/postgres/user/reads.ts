@@ -39,11 +39,15 @@ export const UserReads = (sql: SqlClient.SqlClient, userId: string) => {
       sql<FactRow>`SELECT ${sql.literal(FACT_COLUMNS)} FROM (${ranked}) AS r JOIN facts f ON f.user_id = ${userId} AND f.seq = r.seq
                    WHERE ${visible(statuses)} AND ${scopedTo(sql, "f", scope)} ORDER BY r.rank, r.seq ${limitTo(limit)}`,
 
-    /** The turns `ranked` names, as `factsRanked` reads facts. */
+    /** The turns `ranked` names, as `factsRanked` reads facts, each with the rank it was given. */
     turnsRanked: (ranked: Statement.Fragment, scope: ScopeFilter, limit: number | null) =>
-      sql<TurnRow>`SELECT ${sql.literal(TURN_COLUMNS)} FROM (${ranked}) AS r JOIN turns t ON t.user_id = ${userId} AND t.seq = r.seq
+      Effect.map(
+        sql<TurnRow & { readonly ranked_as: number }>`SELECT ${sql.literal(TURN_COLUMNS)}, r.rank AS ranked_as FROM (${ranked}) AS r
+                   JOIN turns t ON t.user_id = ${userId} AND t.seq = r.seq
                    JOIN sessions s ON s.user_id = t.user_id AND s.session_id = t.session_id
                    WHERE ${scopedTo(sql, "t", scope)} ORDER BY r.rank, r.seq ${limitTo(limit)}`,
+        (rows) => rows.map(({ ranked_as, ...row }) => ({ row, rank: ranked_as }))
+      ),
 
     entitiesOf: (factId: string) =>
       sql<{ readonly name: string; readonly role: string }>`

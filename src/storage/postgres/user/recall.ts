@@ -1,7 +1,6 @@
 import type { SqlClient } from "@effect/sql"
 import { Effect, Either, Option } from "effect"
-import type { FactRow, ScopeFilter, TurnRow } from "../../../domain/records.js"
-import { inSessionOrder } from "../../neighbourhood.js"
+import type { FactRow, ScopeFilter, Scored, TurnRow } from "../../../domain/records.js"
 import type { RecallLegs, RecallQuery } from "../../UserStore.js"
 import { UserLexical } from "./lexical.js"
 import { UserReads } from "./reads.js"
@@ -61,7 +60,7 @@ export const UserRecall = (sql: SqlClient.SqlClient, userId: string, indexes: Ve
       const target = (table: VectorTable) => ({ userId, table, state })
       const { facts, turns } = yield* Effect.all({
         facts: indexes.nearest(sql, target("facts"), vector.right, query.vectorDepth, (ranked) => reads.factsRanked(ranked, query.scope, query.statuses, null)),
-        turns: indexes.nearest(sql, target("turns"), vector.right, query.vectorDepth, (ranked) => reads.turnsRanked(ranked, query.scope, null))
+        turns: indexes.nearest(sql, target("turns"), vector.right, query.vectorDepth, (ranked) => Effect.map(reads.turnsRanked(ranked, query.scope, null), (turns) => turns.map((turn) => turn.row)))
       }, { concurrency: "unbounded" })
       return Either.right({ facts, turns })
     })
@@ -101,16 +100,14 @@ export const UserRecall = (sql: SqlClient.SqlClient, userId: string, indexes: Ve
     })
   }
 
-  /** The turns just before and after the best lexical turns (the seeds) in their sessions. */
-  const neighbourhoodLeg = (lexicalTurns: ReadonlyArray<TurnRow>, seeds: number, scope: ScopeFilter) => {
-    const seeded = lexicalTurns.slice(0, seeds)
-    return seeded.length === 0 ? Effect.succeed([] as ReadonlyArray<TurnRow>) : Effect.map(
-      sql<TurnRow>`SELECT ${sql.literal(TURN_COLUMNS)} FROM ${turnsJoin}
-        WHERE t.user_id = ${userId} AND ${scopedTo(sql, "t", scope)} AND (${
-        sql.or(seeded.map((turn) => sql`(t.session_id = ${turn.session_id} AND t.position IN (${turn.position - 1}, ${turn.position + 1}))`))
-      }) ORDER BY t.seq`,
-      (rows) => inSessionOrder(rows, lexicalTurns)
-    )
+  /** The turns within reach of the best lexical turns (the seeds) in their sessions, the seeds aside. */
+  const neighbourhoodLeg = (lexicalTurns: ReadonlyArray<Scored<TurnRow>>, query: RecallQuery) => {
+    const seeded = lexicalTurns.slice(0, query.neighbourSeeds).map((turn) => turn.row)
+    const reach = query.neighbourReach
+    return seeded.length === 0 ? Effect.succeed([] as ReadonlyArray<TurnRow>) : sql<TurnRow>`SELECT ${sql.literal(TURN_COLUMNS)} FROM ${turnsJoin}
+        WHERE t.user_id = ${userId} AND ${scopedTo(sql, "t", query.scope)} AND (${
+      sql.or(seeded.map((turn) => sql`(t.session_id = ${turn.session_id} AND t.position BETWEEN ${turn.position - reach} AND ${turn.position + reach})`))
+    }) AND NOT ${inList(sql, "t.seq", seeded.map((turn) => turn.seq))} ORDER BY t.seq`
   }
 
   return {
@@ -124,7 +121,7 @@ export const UserRecall = (sql: SqlClient.SqlClient, userId: string, indexes: Ve
           Effect.flatMap(userState, (user) => user === undefined ? Effect.succeed(undefined) : Effect.map(vectorLeg(query, user.vectors), (vector) => ({ vector }))),
           lexical.facts(query.terms, scope, statuses, limit),
           lexical.turns(query.terms, scope, limit).pipe(
-            Effect.flatMap((turns) => Effect.map(neighbourhoodLeg(turns, query.neighbourSeeds, scope), (near) => [turns, near] as const))
+            Effect.flatMap((turns) => Effect.map(neighbourhoodLeg(turns, query), (near) => [turns, near] as const))
           ),
           entityLeg(query),
           timeLeg(query)

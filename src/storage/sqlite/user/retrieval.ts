@@ -1,6 +1,6 @@
 import type { SqlClient } from "@effect/sql"
 import { Effect } from "effect"
-import type { FactRole, FactRow, FactSource, ScopeFilter, TurnRow } from "../../../domain/records.js"
+import type { FactRole, FactRow, FactSource, ScopeFilter, Scored, TurnRow } from "../../../domain/records.js"
 import { inBatches } from "./batches.js"
 
 /** Rows in the order of the seqs given (rows a seq did not find left out). */
@@ -43,17 +43,23 @@ export const RetrievalQueries = (sql: SqlClient.SqlClient) => {
             AND ${onDate("f.occurred_at", options.datePrefix)}
           ORDER BY bm25(facts_fts) LIMIT ${options.limit}`,
 
-    /** Raw turns matching the FTS5 expression, by bm25 (by date without one), optionally in sessions on a date. */
-    turns: (options: { readonly expression: string | null; readonly scope: ScopeFilter; readonly datePrefix: string | null; readonly limit: number }) =>
-      options.expression === null
-        ? sql<TurnRow>`
-          SELECT ${sql.literal(TURN_COLUMNS)} FROM turns t JOIN sessions s ON s.session_id = t.session_id
-          WHERE ${scoped("t", options.scope)} AND ${onDate("s.session_time", options.datePrefix)}
-          ORDER BY s.session_time, t.seq LIMIT ${options.limit}`
-        : sql<TurnRow>`
-          SELECT ${sql.literal(TURN_COLUMNS)} FROM turns_fts JOIN turns t ON t.seq = turns_fts.rowid JOIN sessions s ON s.session_id = t.session_id
-          WHERE turns_fts MATCH ${options.expression} AND ${scoped("t", options.scope)} AND ${onDate("s.session_time", options.datePrefix)}
+    /** Raw turns in sessions on a date, in date order. */
+    turnsOnDate: (options: { readonly scope: ScopeFilter; readonly datePrefix: string; readonly limit: number }) =>
+      sql<TurnRow>`
+        SELECT ${sql.literal(TURN_COLUMNS)} FROM turns t JOIN sessions s ON s.session_id = t.session_id
+        WHERE ${scoped("t", options.scope)} AND ${onDate("s.session_time", options.datePrefix)}
+        ORDER BY s.session_time, t.seq LIMIT ${options.limit}`,
+
+    /** Raw turns matching the FTS5 expression, best first, each with its bm25 score (FTS5's negated: higher is better). */
+    turnsMatching: (options: { readonly expression: string; readonly scope: ScopeFilter; readonly limit: number }) =>
+      Effect.map(
+        sql<TurnRow & { readonly bm25_score: number }>`
+          SELECT ${sql.literal(TURN_COLUMNS)}, -bm25(turns_fts) AS bm25_score FROM turns_fts JOIN turns t ON t.seq = turns_fts.rowid
+          JOIN sessions s ON s.session_id = t.session_id
+          WHERE turns_fts MATCH ${options.expression} AND ${scoped("t", options.scope)}
           ORDER BY bm25(turns_fts) LIMIT ${options.limit}`,
+        (rows) => rows.map(({ bm25_score, ...row }): Scored<TurnRow> => ({ row, score: bm25_score }))
+      ),
 
     /**
      * Facts of the entities named (normalized names), then the facts one edge away from them;
@@ -100,14 +106,15 @@ export const RetrievalQueries = (sql: SqlClient.SqlClient) => {
         (rows) => inGivenOrder(seqs, rows)
       ),
 
-    /** The turns just before and after the given ones in their sessions. */
-    neighbours: (turns: ReadonlyArray<Pick<TurnRow, "session_id" | "position">>, scope: ScopeFilter) =>
+    /** The turns within `reach` of the given ones in their sessions, the given ones aside. */
+    neighbours: (turns: ReadonlyArray<Pick<TurnRow, "seq" | "session_id" | "position">>, reach: number, scope: ScopeFilter) =>
       turns.length === 0
         ? Effect.succeed([] as ReadonlyArray<TurnRow>)
         : sql<TurnRow>`
           SELECT ${sql.literal(TURN_COLUMNS)} FROM turns t JOIN sessions s ON s.session_id = t.session_id
-          WHERE ${sql.or(turns.map((turn) => sql`(t.session_id = ${turn.session_id} AND t.position IN (${turn.position - 1}, ${turn.position + 1}))`))}
-            AND ${scoped("t", scope)}`,
+          WHERE ${sql.or(turns.map((turn) => sql`(t.session_id = ${turn.session_id} AND t.position BETWEEN ${turn.position - reach} AND ${turn.position + reach})`))}
+            AND t.seq NOT IN ${sql.in(turns.map((turn) => turn.seq))} AND ${scoped("t", scope)}
+          ORDER BY t.seq`,
 
     /** How many documents of an index contain each (stemmed) term. */
     termFrequencies: (index: "facts" | "turns", stems: ReadonlyArray<string>) =>

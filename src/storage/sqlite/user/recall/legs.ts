@@ -17,7 +17,7 @@ export const recallLegs = (sql: SqlClient.SqlClient, query: RecallQuery) =>
     const lexical = yield* lexicalLegs(q, { terms: query.terms, scope, statuses, limit })
     const entityFacts = yield* entityLeg(q, { names: query.names, scope, statuses, limit })
     const dated = yield* timeLeg(q, { datePrefix: query.datePrefix, scope, statuses, limit })
-    const neighbours = yield* neighbourhoodLeg(q, { lexicalTurns: lexical.turns, seeds: query.neighbourSeeds, scope })
+    const neighbours = yield* neighbourhoodLeg(q, { lexicalTurns: lexical.turns, seeds: query.neighbourSeeds, reach: query.neighbourReach, scope })
     return {
       lexicalFacts: lexical.facts,
       lexicalTurns: lexical.turns,

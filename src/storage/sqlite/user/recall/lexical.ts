@@ -29,7 +29,7 @@ const documentFrequencies = (q: Queries, index: "facts" | "turns", stems: Iterab
 const lexicalExpression = (q: Queries, index: "facts" | "turns", stems: ReadonlyMap<string, string>) =>
   Effect.map(documentFrequencies(q, index, stems.values()), (frequency) => selectiveExpression(stems, frequency))
 
-/** The lexical legs: facts and turns by bm25 over the query's selective terms. */
+/** The lexical legs: facts and turns by bm25 over the query's selective terms (the turns with their scores). */
 export const lexicalLegs = (
   q: Queries,
   options: { readonly terms: ReadonlyArray<string>; readonly scope: ScopeFilter; readonly statuses: ReadonlyArray<string>; readonly limit: number }
@@ -40,7 +40,7 @@ export const lexicalLegs = (
     const [factExpression, turnExpression] = yield* Effect.all([lexicalExpression(q, "facts", stems), lexicalExpression(q, "turns", stems)])
     const [facts, turns] = yield* Effect.all([
       factExpression === null ? Effect.succeed([]) : q.facts({ expression: factExpression, scope, statuses, datePrefix: null, limit }),
-      turnExpression === null ? Effect.succeed([]) : q.turns({ expression: turnExpression, scope, datePrefix: null, limit })
+      turnExpression === null ? Effect.succeed([]) : q.turnsMatching({ expression: turnExpression, scope, limit })
     ])
     return { facts, turns }
   })

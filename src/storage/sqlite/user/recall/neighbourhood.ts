@@ -1,10 +1,8 @@
-import { Effect } from "effect"
-import type { ScopeFilter, TurnRow } from "../../../../domain/records.js"
-import { inSessionOrder } from "../../../neighbourhood.js"
+import type { ScopeFilter, Scored, TurnRow } from "../../../../domain/records.js"
 import type { RetrievalQueries } from "../retrieval.js"
 
-/** The neighbourhood leg: the turns just before and after the best lexical turns (the seeds). */
+/** The neighbourhood leg: the turns within reach of the best lexical turns (the seeds) in their sessions. */
 export const neighbourhoodLeg = (
   q: ReturnType<typeof RetrievalQueries>,
-  options: { readonly lexicalTurns: ReadonlyArray<TurnRow>; readonly seeds: number; readonly scope: ScopeFilter }
-) => Effect.map(q.neighbours(options.lexicalTurns.slice(0, options.seeds), options.scope), (neighbours) => inSessionOrder(neighbours, options.lexicalTurns))
+  options: { readonly lexicalTurns: ReadonlyArray<Scored<TurnRow>>; readonly seeds: number; readonly reach: number; readonly scope: ScopeFilter }
+) => q.neighbours(options.lexicalTurns.slice(0, options.seeds).map((turn) => turn.row), options.reach, options.scope)

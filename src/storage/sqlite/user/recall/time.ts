@@ -11,6 +11,6 @@ export const timeLeg = (
   if (datePrefix === null) return Effect.succeed({ facts: [] as ReadonlyArray<FactRow>, turns: [] as ReadonlyArray<TurnRow> })
   return Effect.all({
     facts: q.facts({ expression: null, scope, statuses, datePrefix, limit }),
-    turns: q.turns({ expression: null, scope, datePrefix, limit })
+    turns: q.turnsOnDate({ scope, datePrefix, limit })
   })
 }
