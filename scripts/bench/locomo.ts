@@ -191,7 +191,11 @@ const report = (backend: string, samples: number, evaluation: Evaluation) => {
 const main = async () => {
   const samples = JSON.parse(NodeFs.readFileSync(DATA, "utf8")) as ReadonlyArray<Sample>
   const dataRoot = NodeFs.mkdtempSync(NodePath.join(NodeOs.tmpdir(), "bench-locomo-"))
-  const backends = (["SQLite", "PostgreSQL"] as const).filter((backend) => BACKENDS.includes(backend.toLowerCase()))
+  const known = ["SQLite", "PostgreSQL"] as const
+  const unknown = BACKENDS.filter((name) => !known.some((backend) => backend.toLowerCase() === name))
+  if (unknown.length > 0) throw new Error(`--backends takes sqlite and postgresql, not ${unknown.join(", ")}`)
+  const backends = known.filter((backend) => BACKENDS.includes(backend.toLowerCase()))
+  if (QUESTIONS_OUT !== "") NodeFs.writeFileSync(QUESTIONS_OUT, "")
   const cluster = backends.includes("PostgreSQL") ? await startCluster({ fsync: true }) : undefined
   const overall: Record<string, ReadonlyArray<number>> = {}
   try {
