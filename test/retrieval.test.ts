@@ -168,9 +168,10 @@ describe("POST /v1/search", () => {
       }
     }))
 
-  it.scoped("leaves out the time leg when the date names more items than it returns", () =>
+  it.scoped("leaves out the time leg's facts or turns when the date holds more of them than it returns", () =>
     Effect.gen(function*() {
-      const { baseUrl } = yield* startServer()
+      const server = yield* startServer()
+      const { baseUrl } = server
       const ingest = (sessionId: string, sessionTime: string, count: number) =>
         post(`${baseUrl}/v1/memories`, {
           user_id: "alice",
@@ -182,10 +183,12 @@ describe("POST /v1/search", () => {
         })
       yield* ingest("busy", "2023-07-01", 70)
       yield* ingest("quiet", "2023-08-15", 3)
+      yield* seedFacts(server, "alice", [{ fact_id: "fact_july", content: "Caroline moved flat.", occurred_at: "2023-07-01T09:00:00", session_id: "busy" }])
       const timed = (query: string) =>
-        Effect.map(search(baseUrl, { query }), ({ body }) => body.hits.filter((h) => h.metadata.routes.some((r) => r.route === "time")).map((h) => h.session_id))
-      expect(yield* timed("what happened on 1 July 2023")).toEqual([])
-      expect(yield* timed("what happened on 15 August 2023")).toEqual(["quiet", "quiet", "quiet"])
+        Effect.map(search(baseUrl, { query }), ({ body }) => body.hits.filter((h) => h.metadata.routes.some((r) => r.route === "time")).map((h) => h.id))
+      // The date's 70 turns stay out; its one fact is still found by it.
+      expect(yield* timed("what happened on 1 July 2023")).toEqual(["fact_july"])
+      expect(yield* timed("what happened on 15 August 2023")).toEqual(["ev_raw:quiet_turn_1", "ev_raw:quiet_turn_2", "ev_raw:quiet_turn_3"])
     }))
 
   it.scoped("scope keys narrow: items stamped with another agent are left out", () =>

@@ -18,7 +18,7 @@ describe("query plans of the retrieval legs", () => {
       const file = NodePath.join(dataRoot, "alice", "store.db")
       const sql = yield* SqliteClient.make({ filename: file, readonly: true })
       const [text, params] = RetrievalQueries(sql)
-        .facts({ expression: null, scope: NO_SCOPE, statuses: ["active"], datePrefix: "2023-05", limit: 60 })
+        .factsOnDate({ scope: NO_SCOPE, statuses: ["active"], datePrefix: "2023-05", limit: 60 })
         .compile()
       const db = new Database(file, { readonly: true })
       const plan = (db.prepare(`EXPLAIN QUERY PLAN ${text}`).all(...params) as Array<{ detail: string }>).map((row) => row.detail)

@@ -38,6 +38,9 @@ const timePrefixes = (text: string): Array<string> => {
   return dates.filter((date) => !dates.some((other) => other !== date && other.startsWith(date))).sort((a, b) => b.length - a.length)
 }
 
+/** Whether a lower-cased word is a function word search leaves out. */
+export const isStopword = (word: string) => STOPWORDS.has(word)
+
 export const analyseQuery = (query: string): QueryAnalysis => {
   const words = query.toLowerCase().match(/[\p{L}\p{N}]+/gu) ?? []
   const terms = [...new Set(words.filter((word) => !STOPWORDS.has(word)))]

@@ -56,13 +56,14 @@ export interface RecallQuery {
 /** Each leg's candidates, best first. */
 export interface RecallLegs {
   readonly lexicalFacts: ReadonlyArray<FactRow>
+  /** The turns by bm25, each with its score; equal scores in turn order. */
   readonly lexicalTurns: ReadonlyArray<Scored<TurnRow>>
   /** The nearest facts and turns, or why the vector leg could not run on this store. */
   readonly vector: Either.Either<{ readonly facts: ReadonlyArray<FactRow>; readonly turns: ReadonlyArray<TurnRow> }, string>
   readonly entityFacts: ReadonlyArray<FactRow>
   readonly datedFacts: ReadonlyArray<FactRow>
   readonly datedTurns: ReadonlyArray<TurnRow>
-  /** The turns within the reach of the best lexical turns in their sessions, in no particular order. */
+  /** The turns within the reach of the best lexical turns (those among them too) in their sessions, in turn order. */
   readonly neighbours: ReadonlyArray<TurnRow>
 }
 

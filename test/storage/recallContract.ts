@@ -130,10 +130,10 @@ export const recallContract = (backend: StorageBackend) =>
         yield* writeSession("alice", session("s1", ["What pet do you have?", "I have a parrot called Kiwi", "Nice, does it talk?"]))
         const legs = yield* recall("alice", { terms: ["parrot"] })
         expect(legs.lexicalTurns.map((turn) => turn.row.content)).toEqual(["I have a parrot called Kiwi"])
-        expect(legs.neighbours.map((row) => row.content).sort()).toEqual(["Nice, does it talk?", "What pet do you have?"])
+        expect(legs.neighbours.map((row) => row.content)).toEqual(["What pet do you have?", "I have a parrot called Kiwi", "Nice, does it talk?"])
       })))
 
-    it.effect("the neighbourhood reaches as far either side as asked, within the seed's session, the seeds left out", () =>
+    it.effect("the neighbourhood reaches as far either side as asked, within the seed's session and the query's scope", () =>
       run(Effect.gen(function*() {
         const turns = ["t1 hello", "t2 what pet", "t3 I have a parrot", "t4 nice", "t5 it talks", "t6 far away", "t7 parrot, parrot"]
         yield* writeSession("alice", session("s1", turns))
@@ -141,9 +141,24 @@ export const recallContract = (backend: StorageBackend) =>
         const legs = yield* recall("alice", { terms: ["parrot"], neighbourSeeds: 1, neighbourReach: 2 })
         // The turn saying it twice ranks first: it alone is the seed, at the end of its session.
         expect(legs.lexicalTurns.map((turn) => turn.row.content)).toEqual(["t7 parrot, parrot", "t3 I have a parrot"])
-        expect(legs.neighbours.map((row) => row.content).sort()).toEqual(["t5 it talks", "t6 far away"])
+        expect(legs.neighbours.map((row) => row.content)).toEqual(["t5 it talks", "t6 far away", "t7 parrot, parrot"])
         const both = yield* recall("alice", { terms: ["parrot"], neighbourSeeds: 2, neighbourReach: 2 })
-        expect(both.neighbours.map((row) => row.content).sort()).toEqual(["t1 hello", "t2 what pet", "t4 nice", "t5 it talks", "t6 far away"])
+        expect(both.neighbours.map((row) => row.content)).toEqual(turns)
+        // The same session written on for another project: its turns are out of this project's neighbourhood.
+        const p1 = { ...NO_SCOPE, project_id: "p1" }
+        yield* writeSession("bob", session("s1", ["kiwi here", "p1 chat"], [], { scope: p1 }))
+        yield* writeSession("bob", session("s1", ["p2 secret"], [], { scope: { ...NO_SCOPE, project_id: "p2" } }))
+        expect((yield* recall("bob", { terms: ["kiwi"], neighbourReach: 2, scope: p1 })).neighbours.map((row) => row.content)).toEqual(["kiwi here", "p1 chat"])
+      })))
+
+    it.effect("equal bm25 scores come in the order written", () =>
+      run(Effect.gen(function*() {
+        const said = ["zebra red", "zebra tan", "zebra sky", "zebra fog"]
+        yield* writeSession("alice", session("s1", said, said.map((text) => add(fact(text)))))
+        yield* writeSession("alice", session("s2", ["nothing here", "nor here", "still nothing", "none at all", "empty", "quiet"]))
+        const legs = yield* recall("alice", { terms: ["zebra"] })
+        expect(legs.lexicalTurns.map((turn) => turn.row.content)).toEqual(said)
+        expect(legs.lexicalFacts.map((row) => row.content)).toEqual(said)
       })))
 
     it.effect("a lexical turn comes with its bm25 score: best first, a rarer word and a shorter turn scoring higher", () =>

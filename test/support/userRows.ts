@@ -71,6 +71,7 @@ export interface SeedFact {
   readonly agent_id?: string | null
   readonly project_id?: string | null
   readonly session_id?: string | null
+  readonly occurred_at?: string | null
 }
 
 /** What a seeded fact holds unless told otherwise, as the API shows it. */

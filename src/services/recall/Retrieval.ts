@@ -4,7 +4,7 @@ import { Embedder } from "../../llm/Embedder.js"
 import { type EvidenceItem, factEvidence, turnEvidence } from "../../retrieval/evidence.js"
 import { normalizeName, normalizeText } from "../../domain/text.js"
 import { fuse, type Fused, type Leg, type LegItem } from "../../retrieval/fusion.js"
-import { NEIGHBOUR_REACH, NEIGHBOUR_SEEDS, rankConversationTurns } from "../../retrieval/conversationTurns.js"
+import { NEIGHBOURHOOD, rankConversationTurns } from "../../retrieval/conversationTurns.js"
 import { analyseQuery } from "../../retrieval/query.js"
 import type { FactRow, TurnRow } from "../../domain/records.js"
 import { type RecallLegs, UserStore } from "../../storage/UserStore.js"
@@ -52,14 +52,14 @@ const LEG_DEPTH_FLOOR = 60
 const VECTOR_DEPTH = { least: 30, most: 50 }
 
 /**
- * The time leg's candidates, when the date singles some out. A date the store holds `depth` items
- * or more on (a year of a conversation held in that year) says nothing about which of them: its
- * first items in date order would only crowd out what the other legs found.
+ * The time leg's candidates, of each kind when the date singles some out. A date the store holds
+ * `depth` facts or turns or more on (a year of a conversation held in that year) says nothing about
+ * which of them: its first ones in date order would only crowd out what the other legs found.
  */
-const datedCandidates = (legs: RecallLegs, depth: number): ReadonlyArray<Ranked> =>
-  legs.datedFacts.length >= depth || legs.datedTurns.length >= depth
-    ? []
-    : [...legs.datedFacts.map(factCandidate), ...legs.datedTurns.map(turnCandidate)]
+const datedCandidates = (legs: RecallLegs, depth: number): ReadonlyArray<Ranked> => [
+  ...(legs.datedFacts.length >= depth ? [] : legs.datedFacts.map(factCandidate)),
+  ...(legs.datedTurns.length >= depth ? [] : legs.datedTurns.map(turnCandidate))
+]
 
 /**
  * Each leg's candidates, ranked, as fusion takes them. The turns found by words are ranked as a
@@ -67,7 +67,7 @@ const datedCandidates = (legs: RecallLegs, depth: number): ReadonlyArray<Ranked>
  */
 const rankedLegs = (query: string, depth: number, legs: RecallLegs): ReadonlyArray<{ leg: Leg; items: ReadonlyArray<Ranked> }> => {
   const vector = Either.getOrElse(legs.vector, () => ({ facts: [], turns: [] }))
-  const conversation = rankConversationTurns(query, legs.lexicalTurns, legs.neighbours)
+  const conversation = rankConversationTurns({ query, lexical: legs.lexicalTurns, neighbours: legs.neighbours, neighbourhood: NEIGHBOURHOOD })
   return [
     { leg: "lexical_facts", items: legs.lexicalFacts.map(factCandidate) },
     { leg: "lexical_turns", items: conversation.map((turn) => ({ ...turnCandidate(turn.row), routes: turn.routes })) },
@@ -123,8 +123,8 @@ export class Retrieval extends Effect.Service<Retrieval>()("Memory/Retrieval", {
           statuses,
           depth,
           vectorDepth: Math.min(Math.max(request.top_k * LEG_DEPTH, VECTOR_DEPTH.least), VECTOR_DEPTH.most),
-          neighbourSeeds: NEIGHBOUR_SEEDS,
-          neighbourReach: NEIGHBOUR_REACH
+          neighbourSeeds: NEIGHBOURHOOD.seeds,
+          neighbourReach: NEIGHBOURHOOD.reach
         })
         if (Option.isNone(recalled)) {
           return { items: [], degraded: vectorSkipped(Either.isLeft(vector) ? vector.left : "the vector index is empty") } satisfies RetrievalResult

@@ -100,14 +100,14 @@ export const UserRecall = (sql: SqlClient.SqlClient, userId: string, indexes: Ve
     })
   }
 
-  /** The turns within reach of the best lexical turns (the seeds) in their sessions, the seeds aside. */
+  /** The turns within reach of the best lexical turns (the seeds) in their sessions, the seeds among them. */
   const neighbourhoodLeg = (lexicalTurns: ReadonlyArray<Scored<TurnRow>>, query: RecallQuery) => {
     const seeded = lexicalTurns.slice(0, query.neighbourSeeds).map((turn) => turn.row)
     const reach = query.neighbourReach
     return seeded.length === 0 ? Effect.succeed([] as ReadonlyArray<TurnRow>) : sql<TurnRow>`SELECT ${sql.literal(TURN_COLUMNS)} FROM ${turnsJoin}
         WHERE t.user_id = ${userId} AND ${scopedTo(sql, "t", query.scope)} AND (${
       sql.or(seeded.map((turn) => sql`(t.session_id = ${turn.session_id} AND t.position BETWEEN ${turn.position - reach} AND ${turn.position + reach})`))
-    }) AND NOT ${inList(sql, "t.seq", seeded.map((turn) => turn.seq))} ORDER BY t.seq`
+    }) ORDER BY t.seq`
   }
 
   return {

@@ -26,22 +26,22 @@ export const RetrievalQueries = (sql: SqlClient.SqlClient) => {
   // Without statistics the planner takes the status index for a date-ordered read and sorts every
   // visible fact; a unary + keeps it on facts_by_occurred, read in order and stopped at the limit.
   // Local dates sort as text: a prefix is the range [prefix, prefix + "~"), which an index serves.
-  const onDate = (column: string, prefix: string | null) =>
-    prefix === null ? sql`1 = 1` : sql`${sql.literal(column)} >= ${prefix} AND ${sql.literal(column)} < ${`${prefix}~`}`
+  const onDate = (column: string, prefix: string) => sql`${sql.literal(column)} >= ${prefix} AND ${sql.literal(column)} < ${`${prefix}~`}`
 
   return {
-    /** Facts matching the FTS5 expression, by bm25 (by date without one), optionally on a date. */
-    facts: (options: { readonly expression: string | null; readonly scope: ScopeFilter; readonly statuses: ReadonlyArray<string>; readonly datePrefix: string | null; readonly limit: number }) =>
-      options.expression === null
-        ? sql<FactRow>`
-          SELECT ${sql.literal(FACT_COLUMNS)} FROM facts f
-          WHERE +${visible(options.statuses)} AND ${scoped("f", options.scope)} AND ${onDate("f.occurred_at", options.datePrefix)}
-          ORDER BY f.occurred_at, f.seq LIMIT ${options.limit}`
-        : sql<FactRow>`
-          SELECT ${sql.literal(FACT_COLUMNS)} FROM facts_fts JOIN facts f ON f.seq = facts_fts.rowid
-          WHERE facts_fts MATCH ${options.expression} AND ${visible(options.statuses)} AND ${scoped("f", options.scope)}
-            AND ${onDate("f.occurred_at", options.datePrefix)}
-          ORDER BY bm25(facts_fts) LIMIT ${options.limit}`,
+    /** Facts on a date, in date order. */
+    factsOnDate: (options: { readonly scope: ScopeFilter; readonly statuses: ReadonlyArray<string>; readonly datePrefix: string; readonly limit: number }) =>
+      sql<FactRow>`
+        SELECT ${sql.literal(FACT_COLUMNS)} FROM facts f
+        WHERE +${visible(options.statuses)} AND ${scoped("f", options.scope)} AND ${onDate("f.occurred_at", options.datePrefix)}
+        ORDER BY f.occurred_at, f.seq LIMIT ${options.limit}`,
+
+    /** Facts matching the FTS5 expression, by bm25, equal scores in the order written. */
+    factsMatching: (options: { readonly expression: string; readonly scope: ScopeFilter; readonly statuses: ReadonlyArray<string>; readonly limit: number }) =>
+      sql<FactRow>`
+        SELECT ${sql.literal(FACT_COLUMNS)} FROM facts_fts JOIN facts f ON f.seq = facts_fts.rowid
+        WHERE facts_fts MATCH ${options.expression} AND ${visible(options.statuses)} AND ${scoped("f", options.scope)}
+        ORDER BY bm25(facts_fts), f.seq LIMIT ${options.limit}`,
 
     /** Raw turns in sessions on a date, in date order. */
     turnsOnDate: (options: { readonly scope: ScopeFilter; readonly datePrefix: string; readonly limit: number }) =>
@@ -50,14 +50,14 @@ export const RetrievalQueries = (sql: SqlClient.SqlClient) => {
         WHERE ${scoped("t", options.scope)} AND ${onDate("s.session_time", options.datePrefix)}
         ORDER BY s.session_time, t.seq LIMIT ${options.limit}`,
 
-    /** Raw turns matching the FTS5 expression, best first, each with its bm25 score (FTS5's negated: higher is better). */
+    /** Raw turns matching the FTS5 expression, best first (equal scores in turn order), each with its bm25 score (FTS5's negated: higher is better). */
     turnsMatching: (options: { readonly expression: string; readonly scope: ScopeFilter; readonly limit: number }) =>
       Effect.map(
         sql<TurnRow & { readonly bm25_score: number }>`
           SELECT ${sql.literal(TURN_COLUMNS)}, -bm25(turns_fts) AS bm25_score FROM turns_fts JOIN turns t ON t.seq = turns_fts.rowid
           JOIN sessions s ON s.session_id = t.session_id
           WHERE turns_fts MATCH ${options.expression} AND ${scoped("t", options.scope)}
-          ORDER BY bm25(turns_fts) LIMIT ${options.limit}`,
+          ORDER BY bm25(turns_fts), t.seq LIMIT ${options.limit}`,
         (rows) => rows.map(({ bm25_score, ...row }): Scored<TurnRow> => ({ row, score: bm25_score }))
       ),
 
@@ -106,14 +106,14 @@ export const RetrievalQueries = (sql: SqlClient.SqlClient) => {
         (rows) => inGivenOrder(seqs, rows)
       ),
 
-    /** The turns within `reach` of the given ones in their sessions, the given ones aside. */
-    neighbours: (turns: ReadonlyArray<Pick<TurnRow, "seq" | "session_id" | "position">>, reach: number, scope: ScopeFilter) =>
+    /** The turns within `reach` of the given ones in their sessions, the given ones among them. */
+    neighbours: (turns: ReadonlyArray<Pick<TurnRow, "session_id" | "position">>, reach: number, scope: ScopeFilter) =>
       turns.length === 0
         ? Effect.succeed([] as ReadonlyArray<TurnRow>)
         : sql<TurnRow>`
           SELECT ${sql.literal(TURN_COLUMNS)} FROM turns t JOIN sessions s ON s.session_id = t.session_id
           WHERE ${sql.or(turns.map((turn) => sql`(t.session_id = ${turn.session_id} AND t.position BETWEEN ${turn.position - reach} AND ${turn.position + reach})`))}
-            AND t.seq NOT IN ${sql.in(turns.map((turn) => turn.seq))} AND ${scoped("t", scope)}
+            AND ${scoped("t", scope)}
           ORDER BY t.seq`,
 
     /** How many documents of an index contain each (stemmed) term. */

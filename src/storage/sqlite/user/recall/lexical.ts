@@ -39,7 +39,7 @@ export const lexicalLegs = (
     const stems = stemsOf(options.terms)
     const [factExpression, turnExpression] = yield* Effect.all([lexicalExpression(q, "facts", stems), lexicalExpression(q, "turns", stems)])
     const [facts, turns] = yield* Effect.all([
-      factExpression === null ? Effect.succeed([]) : q.facts({ expression: factExpression, scope, statuses, datePrefix: null, limit }),
+      factExpression === null ? Effect.succeed([]) : q.factsMatching({ expression: factExpression, scope, statuses, limit }),
       turnExpression === null ? Effect.succeed([]) : q.turnsMatching({ expression: turnExpression, scope, limit })
     ])
     return { facts, turns }
@@ -58,6 +58,6 @@ export const similarFacts = (
       const expression = selectiveExpression(stems, frequency)
       return expression === null
         ? Effect.succeed([] as ReadonlyArray<FactRow>)
-        : q.facts({ expression, scope: options.scope, statuses: ["active"], datePrefix: null, limit: options.limit })
+        : q.factsMatching({ expression, scope: options.scope, statuses: ["active"], limit: options.limit })
     })
   })

@@ -10,7 +10,7 @@ export const timeLeg = (
   const { datePrefix, limit, scope, statuses } = options
   if (datePrefix === null) return Effect.succeed({ facts: [] as ReadonlyArray<FactRow>, turns: [] as ReadonlyArray<TurnRow> })
   return Effect.all({
-    facts: q.facts({ expression: null, scope, statuses, datePrefix, limit }),
+    facts: q.factsOnDate({ scope, statuses, datePrefix, limit }),
     turns: q.turnsOnDate({ scope, datePrefix, limit })
   })
 }
