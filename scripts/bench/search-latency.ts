@@ -122,7 +122,7 @@ const timeFloor = (dataRoot: string, withVectors: boolean) => {
   const db = new Database(NodePath.join(dataRoot, USER, "store.db"), { readonly: true })
   db.loadExtension(SqliteVec.getLoadablePath())
   const query = db.prepare(`SELECT f.fact_id, f.content FROM facts_fts JOIN facts f ON f.seq = facts_fts.rowid
-    WHERE facts_fts MATCH ? AND f.status = 'active' ORDER BY bm25(facts_fts) LIMIT 30`)
+    WHERE facts_fts MATCH ? AND f.status = 'active' ORDER BY bm25(facts_fts), f.seq LIMIT 60`)
   const nearest = (() => {
     if (!withVectors) return () => undefined
     const candidates = db.prepare("SELECT rowid FROM fact_vectors WHERE embedding MATCH vec_quantize_binary(?) AND k = 120")
