@@ -191,6 +191,25 @@ describe("webhooks", () => {
       yield* eventually("every change", () => receiver.answered() >= 6)
     }))
 
+  it.scopedLive("a user erased while a change of theirs is on its way to the receiver hears of that change once", () =>
+    Effect.gen(function*() {
+      const receiver = yield* startReceiver(SECRET)
+      receiver.answer = (_delivery, index) => ({ status: 204, delayMs: index === 0 ? 1_500 : 0 })
+      const server = yield* startServer(webhookEnv(receiver))
+      yield* ingestTurn(server.baseUrl, "dora", "I keep bees.")
+      yield* eventually("the change under way", () => receiver.deliveries.length === 1)
+      const erased = yield* rawFetch(`${server.baseUrl}/v1/memories?user_id=dora&purge=true`, { method: "DELETE", headers: authHeaders() })
+      expect(erased.status, erased.text).toBe(200)
+      // Every request the receiver got, repeats included.
+      const received = () => receiver.deliveries.filter((delivery) => delivery.json.user_id === "dora")
+      yield* eventually("the erase", () => received().some((delivery) => JSON.stringify(delivery.json.details).includes("purge_user")))
+      expect(received().map((delivery) => delivery.json.details)).toEqual([
+        expect.objectContaining({ action: "store_turns" }),
+        expect.objectContaining({ action: "purge_user" })
+      ])
+      expect(yield* statsUntil(server.baseUrl, { delivered: 2 })).toMatchObject({ delivered: 2, pending: 0 })
+    }))
+
   it.scopedLive("a 4xx other than 429 is recorded as failed and not sent again; the next change still goes", () =>
     Effect.gen(function*() {
       const receiver = yield* startReceiver(SECRET)

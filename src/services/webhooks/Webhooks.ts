@@ -1,4 +1,4 @@
-import { Clock, Effect, Option } from "effect"
+import { Clock, Effect, Exit, Option, Schedule, Scope } from "effect"
 import { AppConfig } from "../../config/AppConfig.js"
 import type { WebhookSettings } from "../../config/webhooks.js"
 import type { AuditContext } from "../../domain/audit.js"
@@ -18,6 +18,9 @@ const QUEUE_SCAN_INTERVAL_MS = 1_000
 const BATCH = 50
 /** When another process is delivering a user's changes, how long before this one looks again. */
 const CLAIMED_ELSEWHERE_MS = 1_000
+/** How often an erase looks whether the user's deliveries have paused, and how long it waits for them to. */
+const PAUSE_POLL = "20 millis"
+const PAUSE_WAIT = "10 seconds"
 
 /** An undelivered change, wherever it is kept, and how to put it off after a failed attempt. */
 interface WaitingChange {
@@ -192,12 +195,47 @@ export class Webhooks extends Effect.Service<Webhooks>()("Memory/Webhooks", {
     }
 
     /**
-     * Erases a user with `erase`, announcing it: the user's undelivered changes and the erase
-     * itself are kept in the control plane first, held until the data is gone, so that the
-     * receiver hears of each change and of the erase after them.
+     * Pauses the user's deliveries for the rest of the scope: waits for a visit of this process
+     * to end, keeps new ones from starting, and holds the user's claim against other processes.
+     * A change delivered but not yet removed from the outbox would otherwise be read as pending
+     * and sent again. A visit ends with its batch; past the wait (a long backlog to a slow
+     * receiver), the erase goes on, and such a change may be sent twice, as at-least-once allows.
+     */
+    const pauseDeliveries = (userId: string) =>
+      Effect.gen(function*() {
+        const retry = Schedule.spaced(PAUSE_POLL).pipe(Schedule.upTo(PAUSE_WAIT))
+        let paused = false
+        const pause = Effect.sync(() => {
+          if (delivering.has(userId)) return false
+          delivering.add(userId)
+          paused = true
+          return true
+        })
+        yield* Effect.acquireRelease(
+          Effect.repeat(pause, { until: (done) => done, schedule: retry }),
+          () => paused ? Effect.sync(() => delivering.delete(userId)) : Effect.void
+        )
+        yield* Effect.repeat(claimForScope(userId), { until: (claimed) => claimed, schedule: retry })
+      })
+
+    /** One try at the user's claim, held for the rest of the scope when had; a try that fails gives back what it took at once. */
+    const claimForScope = (userId: string) =>
+      Effect.gen(function*() {
+        const attemptScope = yield* Scope.make()
+        const claimed = yield* store.outbox.claim(userId).pipe(Scope.extend(attemptScope), Effect.onError(() => Scope.close(attemptScope, Exit.void)))
+        if (claimed) yield* Effect.addFinalizer(() => Scope.close(attemptScope, Exit.void))
+        else yield* Scope.close(attemptScope, Exit.void)
+        return claimed
+      })
+
+    /**
+     * Erases a user with `erase`, announcing it: with the user's deliveries paused, the user's
+     * undelivered changes and the erase itself are kept in the control plane first, held until
+     * the data is gone, so that the receiver hears of each change once and of the erase after them.
      */
     const announceErase = (userId: string, audit: AuditContext, erase: Effect.Effect<boolean, StoreError>) =>
-      Option.isNone(webhook) ? erase : Effect.gen(function*() {
+      Option.isNone(webhook) ? erase : Effect.scoped(Effect.gen(function*() {
+        yield* pauseDeliveries(userId)
         const pending = yield* store.outbox.pending(userId)
         const ts = utcTimestamp(yield* Clock.currentTimeMillis)
         const changes = [...pending, eventRowValues(eraseUserEvent, audit, ts)].map((row) => canonicalJson(changeEvent(userId, row)))
@@ -206,7 +244,7 @@ export class Webhooks extends Effect.Service<Webhooks>()("Memory/Webhooks", {
         yield* control.webhooks.release(ids)
         dueAt(userId, 0)
         return existed
-      })
+      }))
 
     return { announceErase } as const
   })
