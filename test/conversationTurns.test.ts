@@ -66,6 +66,8 @@ describe("ranking a conversation's turns", () => {
     const lexical = [{ row: plain, score: 3 }, { row: answer, score: 2 }, { row: host, score: 2 }]
     expect(contents(rank("was a sample taken of the soil", lexical))[0]).toBe(plain.content)
     expect(contents(rank("what did the host say of the sample", lexical))[0]).toBe(host.content)
+    // A query of no words names nobody, a speaker without a name word included.
+    expect(contents(rank("?!", lexical))[0]).toBe(plain.content)
   })
 
   it("has the best turns lend a share of their score to the turns within two of them in their session", () => {

@@ -64,7 +64,8 @@ export const rankConversationTurns = (options: {
   const factor = (turn: TurnRow) => {
     const speaker = speakerOf(turn.content)
     if (speaker === null) return 1
-    const isNamed = named.get(speaker) ?? queryWords.has(givenName(speaker) ?? "")
+    const given = givenName(speaker)
+    const isNamed = named.get(speaker) ?? (given !== undefined && queryWords.has(given))
     named.set(speaker, isNamed)
     return isNamed ? NAMED_SPEAKER_FACTOR : 1
   }
