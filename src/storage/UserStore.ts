@@ -168,8 +168,10 @@ export interface RowToEmbed {
  * row, and when its row's text changes.
  */
 export interface ReembedOperations {
-  /** Up to `limit` facts and turns with text that lack a vector of the space, facts first, oldest first; and how many lack one in all. */
-  readonly backlog: (userId: string, space: VectorSpace, limit: number) => Op<{ readonly rows: ReadonlyArray<RowToEmbed>; readonly remaining: number }>
+  /** Up to `limit` facts and turns with text that lack a vector of the space, facts first, oldest first. */
+  readonly backlog: (userId: string, space: VectorSpace, limit: number) => Op<ReadonlyArray<RowToEmbed>>
+  /** How many facts and turns with text lack a vector of the space. */
+  readonly remaining: (userId: string, space: VectorSpace) => Op<number>
   /**
    * Stores vectors of the space as one unit, each only for a row that still reads as embedded and
    * still lacks one; once no row lacks one, a store of another space switches to this one in the

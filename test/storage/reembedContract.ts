@@ -33,7 +33,7 @@ const vectorFor = (space: VectorSpace, row: RowToEmbed) => {
 const embedBatch = (userId: string, space: VectorSpace, limit: number) =>
   Effect.gen(function*() {
     const store = yield* UserStore
-    const { rows } = yield* store.reembed.backlog(userId, space, limit)
+    const rows = yield* store.reembed.backlog(userId, space, limit)
     return yield* store.reembed.store(userId, space, rows.map((row) => ({ ...row, vector: vectorFor(space, row) })))
   })
 
@@ -50,21 +50,22 @@ export const reembedContract = (backend: StorageBackend) =>
         const store = yield* UserStore
         yield* writeSession("alice", session("s1", ["I adopted a beagle", "", "I drink tea"], [add(fact("Alice adopted a beagle"))]))
         const first = yield* store.reembed.backlog("alice", OLD, 2)
-        expect(first.rows.map((row) => [row.index, row.content])).toEqual([["fact", "Alice adopted a beagle"], ["turn", "I adopted a beagle"]])
-        expect(first.remaining).toBe(3)
+        expect(first.map((row) => [row.index, row.content])).toEqual([["fact", "Alice adopted a beagle"], ["turn", "I adopted a beagle"]])
+        expect(yield* store.reembed.remaining("alice", OLD)).toBe(3)
         expect(Either.isLeft(yield* vectorLeg("alice", axis(0)))).toBe(true)
         const stored = yield* embedBatch("alice", OLD, 2)
         expect(stored).toEqual({ stored: 2, remaining: 1, switched: false })
         expect(yield* embedBatch("alice", OLD, 2)).toEqual({ stored: 1, remaining: 0, switched: false })
         // Rows already embedded are not stored again.
-        expect(yield* store.reembed.store("alice", OLD, first.rows.map((row) => ({ ...row, vector: vectorFor(OLD, row) })))).toEqual({
+        expect(yield* store.reembed.store("alice", OLD, first.map((row) => ({ ...row, vector: vectorFor(OLD, row) })))).toEqual({
           stored: 0,
           remaining: 0,
           switched: false
         })
-        const leg = yield* vectorLeg("alice", vectorFor(OLD, first.rows[0]!))
+        const leg = yield* vectorLeg("alice", vectorFor(OLD, first[0]!))
         expect(Either.getOrThrow(leg).facts.map((row) => row.content)).toEqual(["Alice adopted a beagle"])
-        expect(yield* store.reembed.backlog("nobody", OLD, 10)).toEqual({ rows: [], remaining: 0 })
+        expect(yield* store.reembed.backlog("nobody", OLD, 10)).toEqual([])
+        expect(yield* store.reembed.remaining("nobody", OLD)).toBe(0)
       })))
 
     it.effect("a switch of model and dimension stages the new vectors while the old ones serve, and swaps them in at the end", () =>
@@ -72,22 +73,22 @@ export const reembedContract = (backend: StorageBackend) =>
         const store = yield* UserStore
         const texts = ["I adopted a beagle", "I drink green tea", "I play tennis"]
         yield* writeSession("alice", session("s1", texts, [add(fact("Alice adopted a beagle"), axis(0))], { turnVectors: texts.map((_, i) => axis(i + 1)) }))
-        expect((yield* store.reembed.backlog("alice", OLD, 10)).remaining).toBe(0)
-        expect((yield* store.reembed.backlog("alice", NEW, 10)).remaining).toBe(4)
+        expect((yield* store.reembed.remaining("alice", OLD))).toBe(0)
+        expect((yield* store.reembed.remaining("alice", NEW))).toBe(4)
         expect(yield* embedBatch("alice", NEW, 3)).toEqual({ stored: 3, remaining: 1, switched: false })
         // The old vectors still serve, and a row written meanwhile without a vector joins the backlog.
         expect(Either.getOrThrow(yield* vectorLeg("alice", axis(0))).facts.map((row) => row.content)).toEqual(["Alice adopted a beagle"])
         expect(Either.isLeft(yield* vectorLeg("alice", new Float32Array(16).fill(0.25)))).toBe(true)
         yield* writeSession("alice", session("s2", ["I moved to Lisbon"]))
         const left = yield* store.reembed.backlog("alice", NEW, 10)
-        expect(left.rows.map((row) => row.content)).toEqual(["I play tennis", "I moved to Lisbon"])
+        expect(left.map((row) => row.content)).toEqual(["I play tennis", "I moved to Lisbon"])
         expect(yield* embedBatch("alice", NEW, 10)).toEqual({ stored: 2, remaining: 0, switched: true })
-        const moved = left.rows[1]!
+        const moved = left[1]!
         const leg = Either.getOrThrow(yield* vectorLeg("alice", vectorFor(NEW, moved)))
         expect(leg.turns[0]?.content).toBe("I moved to Lisbon")
         expect(Either.isLeft(yield* vectorLeg("alice", axis(0)))).toBe(true)
-        expect((yield* store.reembed.backlog("alice", NEW, 10)).remaining).toBe(0)
-        expect((yield* store.reembed.backlog("alice", OLD, 10)).remaining).toBe(5)
+        expect((yield* store.reembed.remaining("alice", NEW))).toBe(0)
+        expect((yield* store.reembed.remaining("alice", OLD))).toBe(5)
       })))
 
     it.effect("a staged vector goes when its turn's text changes: a turn an archive rewrote is embedded again from what it shows", () =>
@@ -101,7 +102,7 @@ export const reembedContract = (backend: StorageBackend) =>
         expect(yield* embedBatch("alice", NEW, 3)).toEqual({ stored: 3, remaining: 1, switched: false })
         yield* store.archive("alice", written.facts[1]!.factId, AUDIT)
         const left = yield* store.reembed.backlog("alice", NEW, 10)
-        expect(left.rows.map((row) => row.content)).toEqual(["I live in Lyon. […]", "I drink tea"])
+        expect(left.map((row) => row.content)).toEqual(["I live in Lyon. […]", "I drink tea"])
         expect(yield* embedBatch("alice", NEW, 10)).toEqual({ stored: 2, remaining: 0, switched: true })
       })))
 
@@ -116,7 +117,7 @@ export const reembedContract = (backend: StorageBackend) =>
         expect(Option.isSome(yield* store.purge("alice", factId, AUDIT))).toBe(true)
         // The turn, whose words the purge may have redacted, is embedded again only if its text changed.
         const left = yield* store.reembed.backlog("alice", NEW, 10)
-        expect(left.rows.filter((row) => row.index === "fact")).toEqual([])
+        expect(left.filter((row) => row.index === "fact")).toEqual([])
         expect(yield* embedBatch("alice", NEW, 10)).toMatchObject({ remaining: 0, switched: true })
       })))
   })

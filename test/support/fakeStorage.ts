@@ -44,6 +44,7 @@ export const fakeUserStore = (implemented: Partial<UserStoreOperations>) =>
     },
     reembed: {
       backlog: unimplemented("reembed.backlog"),
+      remaining: unimplemented("reembed.remaining"),
       store: unimplemented("reembed.store")
     },
     inventory: missing("inventory"),

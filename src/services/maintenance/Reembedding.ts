@@ -85,13 +85,13 @@ export class Reembedding extends Effect.Service<Reembedding>()("Memory/Reembeddi
       Effect.gen(function*() {
         let embedded = 0
         while (true) {
-          const { remaining, rows } = yield* store.reembed.backlog(userId, space, batchSize)
+          const rows = yield* store.reembed.backlog(userId, space, batchSize)
           if (rows.length === 0) {
             const done = yield* store.reembed.store(userId, space, [])
             return { held: true, embedded, remaining: done.remaining, switched: done.switched, cancelled: false } satisfies UserOutcome
           }
           if (budget.progressed && (yield* Clock.currentTimeMillis) >= budget.deadline) {
-            return { held: true, embedded, remaining, switched: false, cancelled: true } satisfies UserOutcome
+            return { held: true, embedded, remaining: yield* store.reembed.remaining(userId, space), switched: false, cancelled: true } satisfies UserOutcome
           }
           const outcome = yield* store.reembed.store(userId, space, yield* vectorsFor(model, space, rows))
           budget.progressed = true
@@ -107,8 +107,7 @@ export class Reembedding extends Effect.Service<Reembedding>()("Memory/Reembeddi
     const lockedRun = (userId: string, model: ActiveEmbedder, space: VectorSpace, batchSize: number, budget: Budget) =>
       Effect.scoped(Effect.gen(function*() {
         if (yield* store.maintenanceLock(userId)) return yield* embedUser(userId, model, space, batchSize, budget)
-        const { remaining } = yield* store.reembed.backlog(userId, space, 0)
-        return { held: false, embedded: 0, remaining, switched: false, cancelled: false } satisfies UserOutcome
+        return { held: false, embedded: 0, remaining: yield* store.reembed.remaining(userId, space), switched: false, cancelled: false } satisfies UserOutcome
       }))
 
     const run = (request: EmbedRequest) =>

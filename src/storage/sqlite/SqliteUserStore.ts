@@ -128,7 +128,8 @@ export const SqliteUserStoreLive = Layer.effect(
       },
 
       reembed: {
-        backlog: (userId, space, limit) => read("reembed.backlog", userId, (sql) => Reembed(sql).backlog(space, limit), () => ({ rows: [], remaining: 0 })),
+        backlog: (userId, space, limit) => read("reembed.backlog", userId, (sql) => Reembed(sql).backlog(space, limit), () => []),
+        remaining: (userId, space) => read("reembed.remaining", userId, (sql) => Reembed(sql).remaining(space), () => 0),
         store: (userId, space, rows) =>
           read("reembed.store", userId, (sql) => Reembed(sql).store(space, rows), () => ({ stored: 0, remaining: 0, switched: false }))
       },

@@ -103,6 +103,7 @@ export const postgresUserStore = (webhooks: boolean) => Layer.effect(
 
       reembed: {
         backlog: (userId, space, limit) => run("reembed.backlog", userId, () => UserReembed(sql, userId).backlog(space, limit)),
+        remaining: (userId, space) => run("reembed.remaining", userId, () => UserReembed(sql, userId).remaining(space)),
         store: (userId, space, rows) => run("reembed.store", userId, () => UserReembed(sql, userId).store(space, rows))
       },
 

@@ -60,7 +60,7 @@ export const UserReembed = (sql: SqlClient.SqlClient, userId: string) => {
           SELECT r.seq, r.content FROM ${sql(table)} r WHERE ${lacking(table, space, where)} ORDER BY r.seq LIMIT ${limit - rows.length}`
         rows.push(...found.map((row) => ({ index: indexOf(table), seq: Number(row.seq), content: row.content })))
       }
-      return { rows, remaining: yield* remaining(space, where) }
+      return rows
     })
 
   /** The staged vectors replace the rows' vectors, and the user's space is recorded; the counters make every replica load its bits again. */
@@ -120,5 +120,8 @@ export const UserReembed = (sql: SqlClient.SqlClient, userId: string) => {
       return { stored, remaining: 0, switched: true }
     }))
 
-  return { backlog, store } as const
+  /** How many rows with text lack a vector of the space where it goes. */
+  const lackingCount = (space: VectorSpace) => Effect.flatMap(target(space), (where) => remaining(space, where))
+
+  return { backlog, remaining: lackingCount, store } as const
 }

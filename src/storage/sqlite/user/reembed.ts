@@ -49,7 +49,7 @@ export const Reembed = (sql: SqlClient.SqlClient) => {
           SELECT seq, content FROM ${sql.literal(rowsOf(index))} WHERE ${lacking(index, space, where)} ORDER BY seq LIMIT ${limit - rows.length}`
         rows.push(...found.map((row) => ({ index, ...row })))
       }
-      return { rows, remaining: yield* remaining(space, where) }
+      return rows
     })
 
   /** The staged vectors replace the index: its tables are made again for the space, and the space recorded. */
@@ -116,5 +116,8 @@ export const Reembed = (sql: SqlClient.SqlClient) => {
       return { stored, remaining: 0, switched: true }
     }))
 
-  return { backlog, store } as const
+  /** How many rows with text lack a vector of the space where it goes. */
+  const lackingCount = (space: VectorSpace) => Effect.flatMap(target(space), (where) => remaining(space, where))
+
+  return { backlog, remaining: lackingCount, store } as const
 }
