@@ -56,7 +56,7 @@ describe("DELETE /v1/memories?user_id=", () => {
       expect((yield* get(`${baseUrl}/v1/memories?user_id=alice`)).body).toMatchObject({ total: 2 })
     }))
 
-  it.scopedLive("purge erases the user's store; the control plane keeps the user's jobs", () =>
+  it.scopedLive("purge erases the user's store and their finished jobs with it", () =>
     Effect.gen(function*() {
       const server = yield* serverWithFacts({ SERVICE_ALLOW_PURGE: "true" })
       const { baseUrl } = server
@@ -66,7 +66,8 @@ describe("DELETE /v1/memories?user_id=", () => {
       const response = yield* del(`${baseUrl}/v1/memories?user_id=alice&purge=true`)
       expect(response.body).toEqual({ user_id: "alice", deleted: true, purged: true, archived: 0 })
       expect(yield* userRows(server).users).not.toContain("alice")
-      expect((yield* get(`${baseUrl}/v1/jobs/${jobId}`)).status).toBe(200)
+      // A job's result is the user's data too (an ingest names their session, an answer quotes them).
+      expect((yield* get(`${baseUrl}/v1/jobs/${jobId}`)).status).toBe(404)
       expect((yield* get(`${baseUrl}/v1/memories?user_id=alice`)).body).toMatchObject({ total: 0 })
       expect(yield* userRows(server).users).not.toContain("alice")
       expect((yield* ingest(baseUrl, { user_id: "alice", async_mode: false, messages: [{ content: "fresh start" }] })).status).toBe(200)

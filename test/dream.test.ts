@@ -3,7 +3,7 @@ import { Effect, Fiber, Schedule } from "effect"
 import { type ProviderStub, startProviderStub } from "../scripts/stubs/llm-providers.js"
 import { chatRequests, llmEnv, providerStub } from "./support/llm.js"
 import { startProcess } from "./support/processes.js"
-import { API_KEY, type Deployment, freshDeployment, sendJson, serviceEnv, startServer, usageReport, waitForJob } from "./support/server.js"
+import { API_KEY, authHeaders, type Deployment, freshDeployment, onPostgres, rawFetch, sendJson, serviceEnv, startServer, usageReport, waitForJob } from "./support/server.js"
 import { seedEntities, seedFacts, userRows } from "./support/userRows.js"
 
 interface DreamView {
@@ -191,4 +191,55 @@ describe("dream across a crash (real processes)", () => {
       await stub.close()
     }
   }, 60_000)
+})
+
+const LEFT_BEHIND = ["facts", "entities", "events", "turns"] as const
+
+describe("dream and the other writes of a user", () => {
+  const scoped = (baseUrl: string, path: string) => Effect.map(rawFetch(`${baseUrl}${path}`, { headers: authHeaders() }), (response) => response.text)
+
+  it.scoped("a profile tells no agent what another agent's memories keep from it", () =>
+    Effect.gen(function*() {
+      const server = yield* startServer(llmEnv(yield* providerStub("openai")))
+      const { baseUrl } = server
+      const post = (agent: string, content: string) =>
+        sendJson(`${baseUrl}/v1/memories`, { user_id: "alice", agent_id: agent, async_mode: false, messages: [{ content }] })
+      yield* post("a1", "I moved to Berlin last year.")
+      yield* post("a2", "My locker in Berlin opens with the code 4417.")
+      expect((yield* dream(baseUrl)).body).toMatchObject({ status: "ok", remaining_stale: 0 })
+      const reads = [
+        "/v1/memories?user_id=alice&agent_id=a1&limit=100",
+        "/v1/context?user_id=alice&agent_id=a1&query=Berlin",
+        "/v1/entity_timeline?user_id=alice&agent_id=a1&entity=Berlin"
+      ]
+      for (const path of reads) expect(yield* scoped(baseUrl, path)).not.toContain("4417")
+      const search = yield* sendJson(`${baseUrl}/v1/search`, { user_id: "alice", agent_id: "a1", query: "Berlin code locker" })
+      expect(JSON.stringify(search.body)).not.toContain("4417")
+      // a2 and an unscoped reader see the profiles that may tell it.
+      expect(yield* scoped(baseUrl, "/v1/memories?user_id=alice&agent_id=a2&limit=100")).toContain("4417")
+      const profiles = yield* userRows(server).select("alice", "facts", { columns: ["content", "agent_id"], where: { kind: "profile" } })
+      for (const profile of profiles) if (String(profile.content).includes("4417")) expect(profile.agent_id).toBe("a2")
+    }))
+
+  it.scopedLive("a user erased while a dream runs stays erased: no profile, entity, event or user row comes back", () =>
+    Effect.gen(function*() {
+      const stub = yield* providerStub("openai", { delayMs: 5 })
+      const server = yield* startServer({ ...llmEnv(stub), SERVICE_ALLOW_PURGE: "true" })
+      const { baseUrl } = server
+      const sessions = Array.from({ length: 20 }, (_, i) => ({ session_id: `s${i}`, messages: [{ content: `I visited Town${i} with Friend${i} last year.` }] }))
+      for (let round = 0; round < 10; round++) {
+        yield* sendJson(`${baseUrl}/v1/memories/batch`, { user_id: "alice", async_mode: false, sessions })
+        const dreaming = yield* Effect.fork(dream(baseUrl, { batch_size: 1000 }))
+        // Once the first profile is asked for, the run is under way.
+        const asked = profileRequests(stub)
+        yield* Effect.sync(() => profileRequests(stub)).pipe(Effect.repeat({ until: (n) => n > asked, schedule: Schedule.spaced("5 millis") }), Effect.timeout("20 seconds"))
+        const erased = yield* sendJson(`${baseUrl}/v1/memories?user_id=alice&purge=true`, undefined, "DELETE")
+        expect(erased.body).toMatchObject({ purged: true })
+        yield* Fiber.join(dreaming)
+        expect(yield* userRows(server).users).not.toContain("alice")
+        // On PostgreSQL a user's rows are kept apart from the user's own row: none may be left either.
+        if (onPostgres) for (const table of LEFT_BEHIND) expect(yield* userRows(server).count("alice", table)).toBe(0)
+        expect(yield* scoped(baseUrl, "/v1/memories?user_id=alice&limit=5")).toContain('"total":0')
+      }
+    }), 240_000)
 })

@@ -488,6 +488,67 @@ describe("archive keeps the record", () => {
     }))
 })
 
+describe("forgetting and the answer jobs of the user", () => {
+  for (const mode of MODES) {
+    it.scopedLive(`${mode}: a finished answer job that quoted the memory keeps none of its words`, () =>
+      Effect.gen(function*() {
+        const server = yield* remembered()
+        const { baseUrl } = server
+        const accepted = yield* sendJson(`${baseUrl}/v1/answer`, { user_id: "alice", question: "what is my PIN number", async_mode: true })
+        const jobId = (accepted.body as { job_id: string }).job_id
+        expect(mentions(JSON.stringify((yield* waitForJob(baseUrl, jobId)).result), "4417")).toBe(true)
+        expect((yield* forget(baseUrl, "alice", server.pin.id, mode)).body).toMatchObject({ deleted: true })
+        const read = yield* get(`${baseUrl}/v1/jobs/${jobId}`)
+        expect(read.body).toMatchObject({ status: "succeeded", kind: "answer" })
+        expectNoMention(read.text, "4417", `GET /v1/jobs/{id} after ${mode}`)
+        expect(read.text).toContain(MARKER[mode])
+      }))
+
+    it.scopedLive(`${mode}: answer jobs under way when the memory is forgotten end with none of its words`, () =>
+      Effect.gen(function*() {
+        const server = yield* remembered()
+        const { baseUrl } = server
+        // Each answer's model calls take a while: some jobs are between their search and their result when the memory goes.
+        server.stub.setDelays(40, 0)
+        const ids: Array<string> = []
+        for (let i = 0; i < 30; i++) {
+          const accepted = yield* sendJson(`${baseUrl}/v1/answer`, { user_id: "alice", question: "what is my bank PIN", async_mode: true, max_steps: 2 })
+          ids.push((accepted.body as { job_id: string }).job_id)
+        }
+        yield* Effect.sleep("150 millis")
+        expect((yield* forget(baseUrl, "alice", server.pin.id, mode)).body).toMatchObject({ deleted: true })
+        for (const jobId of ids) {
+          const job = yield* waitForJob(baseUrl, jobId)
+          expect(job.status).toBe("succeeded")
+          expectNoMention(JSON.stringify(job), "4417", `answer job ${jobId} after ${mode}`)
+        }
+      }), 120_000)
+  }
+
+  it.scopedLive("an erase drops the user's finished jobs, and answers under way end knowing nothing of them", () =>
+    Effect.gen(function*() {
+      const server = yield* remembered()
+      const { baseUrl } = server
+      const done = yield* sendJson(`${baseUrl}/v1/answer`, { user_id: "alice", question: "what is my PIN number", async_mode: true })
+      const doneId = (done.body as { job_id: string }).job_id
+      yield* waitForJob(baseUrl, doneId)
+      server.stub.setDelays(40, 0)
+      const running: Array<string> = []
+      for (let i = 0; i < 10; i++) {
+        running.push(((yield* sendJson(`${baseUrl}/v1/answer`, { user_id: "alice", question: "what is my bank PIN", async_mode: true, max_steps: 2 })).body as { job_id: string }).job_id)
+      }
+      yield* Effect.sleep("150 millis")
+      expect((yield* rawFetch(`${baseUrl}/v1/memories?user_id=alice&purge=true`, { method: "DELETE", headers: authHeaders() })).body).toMatchObject({ purged: true })
+      expect((yield* get(`${baseUrl}/v1/jobs/${doneId}`)).status).toBe(404)
+      for (const jobId of running) {
+        const job = yield* rawFetch(`${baseUrl}/v1/jobs/${jobId}`, { headers: authHeaders() })
+        // Finished before the erase: dropped with it; after: an answer from nothing.
+        if (job.status === 200) expectNoMention(JSON.stringify(yield* waitForJob(baseUrl, jobId)), "4417", `answer job ${jobId} after the erase`)
+        else expect(job.status).toBe(404)
+      }
+    }), 120_000)
+})
+
 describe("purge", () => {
   it.scoped("the stored turn holds [redacted] in the excerpt's place; the memory's rows go; events and the request log keep none of its words", () =>
     Effect.gen(function*() {
@@ -608,6 +669,23 @@ describe.skipIf(onPostgres)("purge on SQLite: the bytes of the files", () => {
       }
       yield* Scope.close(scope, Exit.void)
       const control = controlFile(dataRoot)
+      expect(fileHolds(control, "4417"), control).toBe(false)
+      expect(fileHolds(`${control}-wal`, "4417"), `${control}-wal`).toBe(false)
+    }))
+
+  it.scopedLive("while the service runs, right after the purge, the control database and its log keep no byte of it from an ingest or answer job", () =>
+    Effect.gen(function*() {
+      const dataRoot = tempDataRoot()
+      const stub = yield* providerStub("openai")
+      const server = yield* startServer({ ...llmEnv(stub), SERVICE_DATA_ROOT: dataRoot, SERVICE_ALLOW_PURGE: "true" })
+      const accepted = yield* ingest(server.baseUrl, { session_id: "s1", async_mode: true, messages: [{ role: "user", content: TURN }] })
+      yield* waitForJob(server.baseUrl, (accepted.body as { job_id: string }).job_id)
+      const asked = yield* sendJson(`${server.baseUrl}/v1/answer`, { user_id: "alice", question: "what is my PIN number", async_mode: true })
+      yield* waitForJob(server.baseUrl, (asked.body as { job_id: string }).job_id)
+      const control = controlFile(dataRoot)
+      expect(fileHolds(control, "4417") || fileHolds(`${control}-wal`, "4417")).toBe(true)
+      const pin = (yield* memoriesOf(server.baseUrl, "alice")).find((memory) => memory.content.includes("4417"))
+      expect((yield* forget(server.baseUrl, "alice", pin?.id ?? "", "purge")).body).toMatchObject({ purged: true, deleted: true })
       expect(fileHolds(control, "4417"), control).toBe(false)
       expect(fileHolds(`${control}-wal`, "4417"), `${control}-wal`).toBe(false)
     }))

@@ -44,6 +44,14 @@ export const profileSupersededEvent = (entity: StaleEntity, oldId: string, newId
   details: { action: "update", status: "superseded", new_memory_id: newId, superseded_id: oldId }
 })
 
+export const profileRetiredEvent = (entity: StaleEntity, old: FactRow): NewEvent => ({
+  type: "memory_delete",
+  memoryId: old.fact_id,
+  sessionId: null,
+  reason: `profile of ${entity.name} archived by dream: no current fact of its scope is left`,
+  details: { action: "archive", archived: true, previous_status: old.status }
+})
+
 /** A user erased: recorded nowhere in their store (it is gone), only announced to the webhook receiver. */
 export const eraseUserEvent: NewEvent = {
   type: "memory_delete",

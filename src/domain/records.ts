@@ -152,6 +152,12 @@ export interface JobRow {
   readonly finished_at: string | null
 }
 
+/** A worker's hold on a job it claimed: its process, and which claim of the job it is. */
+export interface JobLease {
+  readonly owner: string
+  readonly attempt: number
+}
+
 export interface ClaimedJob {
   readonly job_id: string
   readonly kind: string

@@ -1,6 +1,6 @@
 import { Context, type Effect } from "effect"
 import type { StoreUnavailable } from "../api/errors.js"
-import type { ApiKeyRow, ClaimedJob, JobRow, LockContention, Page, RequestLogRow } from "../domain/records.js"
+import type { ApiKeyRow, ClaimedJob, JobLease, JobRow, LockContention, Page, RequestLogRow } from "../domain/records.js"
 import type { RemovedPassage } from "./forgetting.js"
 
 /**
@@ -25,19 +25,28 @@ export interface ControlStoreOperations {
      * single process, when it is not this process's.
      */
     readonly claimNext: (owner: string, leaseMs: number, at: string) => Op<ClaimedJob | undefined>
-    /** Extends `owner`'s lease on a running job; false when the job is no longer `owner`'s. */
-    readonly renew: (jobId: string, owner: string, leaseMs: number) => Op<boolean>
+    /** Extends a lease on a running job; false when the job is no longer held under it (lost, fenced or claimed again). */
+    readonly renew: (jobId: string, lease: JobLease, leaseMs: number) => Op<boolean>
     /**
-     * Finishes a job `owner` still holds, dropping its payload (an ingest's holds the user's
+     * Finishes a job still held under `lease`, dropping its payload (an ingest's holds the user's
      * messages) in the same statement: the stored payload becomes `{}`. A worker that lost its job
      * finishes nothing, and a pending or running job keeps its payload, to be resumed.
      */
-    readonly succeed: (jobId: string, owner: string, result: unknown, at: string) => Op<void>
+    readonly succeed: (jobId: string, lease: JobLease, result: unknown, at: string) => Op<void>
     /** As `succeed`, the job failed with `error`: its payload dropped the same way. */
-    readonly fail: (jobId: string, owner: string, error: string, at: string) => Op<void>
+    readonly fail: (jobId: string, lease: JobLease, error: string, at: string) => Op<void>
     /**
-     * Takes purged words out of the results of the user's finished jobs (an answer quotes its
-     * evidence), each passage replaced by its marker; how many jobs changed.
+     * Takes the user's running jobs of these kinds from their workers, to be claimed and run again
+     * from the start: what they read before may have been forgotten since, and a result they
+     * finish with under the old lease is refused. How many.
+     */
+    readonly fence: (userId: string, kinds: ReadonlyArray<string>) => Op<number>
+    /** Drops the user's finished jobs, with their results (the user was erased); how many. */
+    readonly forgetUser: (userId: string) => Op<number>
+    /**
+     * Takes forgotten words out of the results of the user's finished jobs (an answer quotes its
+     * evidence), each passage replaced by its marker; how many jobs changed. On a backend with
+     * files, no earlier copy of a changed page is left in its log.
      */
     readonly forgetWords: (userId: string, removed: ReadonlyArray<RemovedPassage>) => Op<number>
     /** Gives up `owner`'s running jobs (at shutdown), so that any worker may take them at once. */

@@ -104,14 +104,31 @@ export interface TurnToEmbed {
   readonly content: string
 }
 
-/** What forgetting did, and the turns it left to embed again. */
-export type Forgotten<A> = A & { readonly reembed: ReadonlyArray<TurnToEmbed> }
+/** What forgetting did, the turns it left to embed again, and the words it took out (to take out of copies kept elsewhere). */
+export type Forgotten<A> = A & { readonly reembed: ReadonlyArray<TurnToEmbed>; readonly words: ReadonlyArray<RemovedPassage> }
 
-/** A stale entity's new profile (a memory of kind `profile`, citing the facts it sums up), or none when it has no current facts. */
+/** A new profile of an entity (a memory of kind `profile`, stamped with its scope), citing the facts it sums up. */
+export interface ProfileToWrite {
+  readonly fact: NewFact
+  readonly citations: ReadonlyArray<string>
+}
+
+/**
+ * A stale entity's new profiles, one per scope of its current facts (none when it has none),
+ * and every fact they were built from.
+ */
 export interface ProfileSettlement {
   readonly entity: StaleEntity
-  readonly profile: { readonly fact: NewFact; readonly citations: ReadonlyArray<string> } | undefined
+  readonly profiles: ReadonlyArray<ProfileToWrite>
+  readonly sources: ReadonlyArray<string>
   readonly audit: AuditContext
+}
+
+/** What settling an entity did: nothing when it or its data went, or a source stopped being current, while its profiles were built. */
+export interface ProfileSettled {
+  readonly settled: boolean
+  readonly written: number
+  readonly superseded: number
 }
 
 /** An undelivered change in a user's webhook outbox: its audit event as it reads now, and its attempts so far. */
@@ -224,7 +241,8 @@ export interface UserStoreOperations {
   /**
    * Archives a memory, the versions it superseded and the profiles citing them, with its event:
    * their records stay, and their words are elided from the turns they came from as those are
-   * shown, searched and embedded. Whether it was archived already; none when there is no such memory.
+   * shown, searched and embedded. Whether it was archived already, and the words elided; none
+   * when there is no such memory.
    */
   readonly archive: (userId: string, memoryId: string, audit: AuditContext) => Op<Option.Option<Forgotten<{ readonly already: boolean }>>>
   /**
@@ -237,7 +255,7 @@ export interface UserStoreOperations {
     userId: string,
     memoryId: string,
     audit: AuditContext
-  ) => Op<Option.Option<Forgotten<{ readonly cascaded: PurgeCascade; readonly words: ReadonlyArray<RemovedPassage> }>>>
+  ) => Op<Option.Option<Forgotten<{ readonly cascaded: PurgeCascade }>>>
   /**
    * The words `purge` would take out of the memory's turns, read without changing anything (to
    * take them out of copies kept elsewhere first, so that a purge cut off between the two leaves
@@ -256,10 +274,13 @@ export interface UserStoreOperations {
     turns: ReadonlyArray<TurnToEmbed & { readonly vector: Float32Array }>
   ) => Op<void>
   /**
-   * Settles a stale entity: writes its new profile (superseding the previous one) when there is
-   * one, and clears its stale mark, as one unit.
+   * Settles a stale entity as one unit: writes its new profiles, each superseding the current
+   * profile of its scope, archives its current profiles of scopes with no new one, and clears its
+   * stale mark. Only while the entity is still there and every source fact is still current (an
+   * erase, archive or purge may have come while the profiles were built): otherwise nothing is
+   * written, and a user's data is never created.
    */
-  readonly settleProfile: (userId: string, settle: ProfileSettlement) => Op<{ readonly written: boolean; readonly superseded: boolean }>
+  readonly settleProfile: (userId: string, settle: ProfileSettlement) => Op<ProfileSettled>
 
   /** The recorded result of a job whose writes are committed, if any. */
   readonly appliedJob: (userId: string, jobId: string) => Op<Option.Option<string>>

@@ -13,11 +13,16 @@ export interface StoredTurnText {
   readonly recorded_content: string | null
 }
 
-/** The profiles (an entity's summary, citing the facts it sums up) that cite any of the facts, those facts aside. */
+const namesAny = (ids: unknown, factIds: ReadonlySet<string>) => Array.isArray(ids) && ids.some((id) => typeof id === "string" && factIds.has(id))
+
+/**
+ * The profiles (an entity's summary) that cite any of the facts or were built from any of them
+ * (a summary may repeat a fact it does not cite), those facts aside.
+ */
 export const profilesCiting = (profiles: ReadonlyArray<FactRow>, factIds: ReadonlySet<string>) =>
   profiles.filter((profile) => {
-    const citations = factMetadata(profile).citations
-    return !factIds.has(profile.fact_id) && Array.isArray(citations) && citations.some((id) => typeof id === "string" && factIds.has(id))
+    const metadata = factMetadata(profile)
+    return !factIds.has(profile.fact_id) && (namesAny(metadata.citations, factIds) || namesAny(metadata.sources, factIds))
   })
 
 /** What erasing facts removed with them: none of anything yet. */
@@ -91,11 +96,19 @@ export const rewriteTurns = (
   return { rewrites, removed }
 }
 
-/** What a purge takes out wherever the words were copied: the passages redacted and the memories' statements. */
-export const purgedWords = (removed: ReadonlyArray<RemovedPassage>, facts: ReadonlyArray<{ readonly content: string }>): ReadonlyArray<RemovedPassage> => [
-  ...removed.filter((passage) => passage.marker === REDACTION),
-  ...facts.map((fact) => ({ text: fact.content, marker: REDACTION }))
-]
+/**
+ * What forgetting takes out wherever the words were copied: the passages taken out of the turns
+ * and the memories' statements, with the marker of the mode (`[redacted]` for a purge, `[…]` for
+ * an archive).
+ */
+export const forgottenWords = (
+  mode: "archive" | "purge",
+  removed: ReadonlyArray<RemovedPassage>,
+  facts: ReadonlyArray<{ readonly content: string }>
+): ReadonlyArray<RemovedPassage> => {
+  const marker = mode === "purge" ? REDACTION : ELISION
+  return [...removed.filter((passage) => passage.marker === marker), ...facts.map((fact) => ({ text: fact.content, marker }))]
+}
 
 /** Text with every removed passage replaced by its marker. */
 export const withoutPassages = (text: string, removed: ReadonlyArray<RemovedPassage>) =>

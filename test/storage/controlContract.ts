@@ -15,6 +15,8 @@ const key = (id: string, hash: string) => ({
   key_hash: hash
 })
 
+const lease = (owner: string, attempt = 1) => ({ owner, attempt })
+
 /** A lease no test outlives. */
 const LONG_LEASE = 600_000
 
@@ -30,13 +32,13 @@ export const controlContract = (backend: StorageBackend) =>
         expect(yield* jobs.claimNext("w1", LONG_LEASE, "2026-01-01T00:00:03Z")).toEqual({ job_id: "j1", kind: "ingest", payload: "{\"id\":\"j1\"}", attempts: 1 })
         expect((yield* jobs.claimNext("w1", LONG_LEASE, "2026-01-01T00:00:03Z"))?.job_id).toBe("j2")
         expect(yield* jobs.claimNext("w1", LONG_LEASE, "2026-01-01T00:00:03Z")).toBeUndefined()
-        expect(yield* jobs.renew("j1", "w1", LONG_LEASE)).toBe(true)
-        expect(yield* jobs.renew("j1", "w2", LONG_LEASE)).toBe(false)
-        yield* jobs.succeed("j1", "w2", { ok: false }, "2026-01-01T00:00:04Z")
+        expect(yield* jobs.renew("j1", lease("w1"), LONG_LEASE)).toBe(true)
+        expect(yield* jobs.renew("j1", lease("w2"), LONG_LEASE)).toBe(false)
+        yield* jobs.succeed("j1", lease("w2"), { ok: false }, "2026-01-01T00:00:04Z")
         expect((yield* jobs.find("j1"))?.status).toBe("running")
-        yield* jobs.succeed("j1", "w1", { ok: true }, "2026-01-01T00:00:05Z")
-        expect(yield* jobs.renew("j1", "w1", LONG_LEASE)).toBe(false)
-        yield* jobs.fail("j2", "w1", "ingest_failed: no", "2026-01-01T00:00:07Z")
+        yield* jobs.succeed("j1", lease("w1"), { ok: true }, "2026-01-01T00:00:05Z")
+        expect(yield* jobs.renew("j1", lease("w1"), LONG_LEASE)).toBe(false)
+        yield* jobs.fail("j2", lease("w1"), "ingest_failed: no", "2026-01-01T00:00:07Z")
         expect(yield* jobs.claimNext("w2", LONG_LEASE, "2026-01-01T00:00:08Z")).toBeUndefined()
         expect(yield* jobs.find("j1")).toMatchObject({ status: "succeeded", result: "{\"ok\":true}", finished_at: "2026-01-01T00:00:05Z" })
         expect(yield* jobs.find("j2")).toMatchObject({ status: "failed", error: "ingest_failed: no" })
@@ -52,16 +54,16 @@ export const controlContract = (backend: StorageBackend) =>
         expect((yield* jobs.claimNext("w1", LONG_LEASE, "2026-01-01T00:00:03Z"))?.job_id).toBe("j1")
         yield* jobs.release("w1")
         expect(yield* jobs.claimNext("w2", LONG_LEASE, "2026-01-01T00:00:04Z")).toMatchObject({ job_id: "j1", attempts: 2 })
-        yield* jobs.succeed("j1", "w1", { from: "w1" }, "2026-01-01T00:00:05Z")
+        yield* jobs.succeed("j1", lease("w1"), { from: "w1" }, "2026-01-01T00:00:05Z")
         expect((yield* jobs.find("j1"))?.status).toBe("running")
-        yield* jobs.succeed("j1", "w2", { from: "w2" }, "2026-01-01T00:00:05Z")
+        yield* jobs.succeed("j1", lease("w2", 2), { from: "w2" }, "2026-01-01T00:00:05Z")
         expect(yield* jobs.find("j1")).toMatchObject({ status: "succeeded", result: "{\"from\":\"w2\"}" })
 
         expect((yield* jobs.claimNext("w2", 1, "2026-01-01T00:00:06Z"))?.job_id).toBe("j2")
         yield* Effect.sleep("20 millis")
         expect(yield* jobs.claimNext("w3", LONG_LEASE, "2026-01-01T00:00:07Z")).toMatchObject({ job_id: "j2", attempts: 2 })
-        expect(yield* jobs.renew("j2", "w2", LONG_LEASE)).toBe(false)
-        yield* jobs.succeed("j2", "w3", { from: "w3" }, "2026-01-01T00:00:08Z")
+        expect(yield* jobs.renew("j2", lease("w2"), LONG_LEASE)).toBe(false)
+        yield* jobs.succeed("j2", lease("w3", 2), { from: "w3" }, "2026-01-01T00:00:08Z")
         expect(yield* jobs.find("j2")).toMatchObject({ status: "succeeded", result: "{\"from\":\"w3\"}" })
       })))
 
@@ -96,13 +98,48 @@ export const controlContract = (backend: StorageBackend) =>
         })))
     }
 
+    it.effect("a fence takes a user's running jobs of its kinds from their workers: the old lease finishes nothing, the job runs again", () =>
+      run(Effect.gen(function*() {
+        const { jobs } = yield* ControlStore
+        yield* jobs.insert({ ...job("answer", "2026-01-01T00:00:01Z"), kind: "answer" }, 100)
+        yield* jobs.insert({ ...job("other", "2026-01-01T00:00:02Z"), kind: "answer", user_id: "bob" }, 100)
+        yield* jobs.insert(job("ingest", "2026-01-01T00:00:03Z"), 100)
+        for (let i = 0; i < 3; i++) yield* jobs.claimNext("w1", LONG_LEASE, "2026-01-01T00:00:04Z")
+        expect(yield* jobs.fence("alice", ["answer"])).toBe(1)
+        expect(yield* jobs.renew("answer", lease("w1"), LONG_LEASE)).toBe(false)
+        expect(yield* jobs.renew("other", lease("w1"), LONG_LEASE)).toBe(true)
+        expect(yield* jobs.renew("ingest", lease("w1"), LONG_LEASE)).toBe(true)
+        // Claimed again, even by the same process, the job is a new claim: the old one's result is refused.
+        expect(yield* jobs.claimNext("w1", LONG_LEASE, "2026-01-01T00:00:05Z")).toMatchObject({ job_id: "answer", attempts: 2 })
+        yield* jobs.succeed("answer", lease("w1"), { stale: true }, "2026-01-01T00:00:06Z")
+        expect((yield* jobs.find("answer"))?.status).toBe("running")
+        yield* jobs.succeed("answer", lease("w1", 2), { fresh: true }, "2026-01-01T00:00:07Z")
+        expect(yield* jobs.find("answer")).toMatchObject({ status: "succeeded", result: "{\"fresh\":true}" })
+        expect(yield* jobs.fence("alice", [])).toBe(0)
+      })))
+
+    it.effect("forgetting a user drops their finished jobs, not another user's nor one still running", () =>
+      run(Effect.gen(function*() {
+        const { jobs } = yield* ControlStore
+        yield* jobs.insert(job("done", "2026-01-01T00:00:01Z"), 100)
+        yield* jobs.insert({ ...job("bobs", "2026-01-01T00:00:02Z"), user_id: "bob" }, 100)
+        yield* jobs.insert(job("running", "2026-01-01T00:00:03Z"), 100)
+        for (let i = 0; i < 3; i++) yield* jobs.claimNext("w1", LONG_LEASE, "2026-01-01T00:00:04Z")
+        yield* jobs.succeed("done", lease("w1"), { said: "words" }, "2026-01-01T00:00:05Z")
+        yield* jobs.succeed("bobs", lease("w1"), { said: "words" }, "2026-01-01T00:00:05Z")
+        expect(yield* jobs.forgetUser("alice")).toBe(1)
+        expect(yield* jobs.find("done")).toBeUndefined()
+        expect((yield* jobs.find("bobs"))?.status).toBe("succeeded")
+        expect((yield* jobs.find("running"))?.status).toBe("running")
+      })))
+
     it.effect("inserting a job prunes the oldest finished ones beyond the retention cap, never an unfinished one", () =>
       run(Effect.gen(function*() {
         const { jobs } = yield* ControlStore
         for (const id of ["a", "b", "c"]) {
           yield* jobs.insert(job(id, `2026-01-01T00:00:0${"abc".indexOf(id)}Z`), 2)
           yield* jobs.claimNext("w1", LONG_LEASE, "2026-01-01T00:01:00Z")
-          yield* jobs.succeed(id, "w1", {}, "2026-01-01T00:01:00Z")
+          yield* jobs.succeed(id, lease("w1"), {}, "2026-01-01T00:01:00Z")
         }
         yield* jobs.insert(job("d", "2026-01-01T00:00:09Z"), 2)
         expect(yield* jobs.find("a")).toBeUndefined()

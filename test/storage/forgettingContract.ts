@@ -36,7 +36,11 @@ export const forgettingContract = (backend: StorageBackend) =>
         const [lyon, pin] = written.facts.map((row) => row.factId)
         const archived = yield* store.archive("alice", pin!, AUDIT)
         const shown = "I live in Lyon. […]"
-        expect(archived).toEqual(Option.some({ already: false, reembed: [{ seq: expect.anything(), content: shown }] }))
+        expect(archived).toEqual(Option.some({
+          already: false,
+          reembed: [{ seq: expect.anything(), content: shown }],
+          words: [{ text: "My PIN is 4417.", marker: "[…]" }, { text: "Alice's PIN is 4417", marker: "[…]" }]
+        }))
         expect(yield* foundBy("alice", ["4417"])).toEqual([])
         expect(yield* foundBy("alice", ["pin"])).toEqual([])
         expect(yield* foundBy("alice", ["lyon"])).toEqual([shown, "Alice lives in Lyon"])
@@ -77,7 +81,7 @@ export const forgettingContract = (backend: StorageBackend) =>
           entities: [{ name: "Bank", role: "subject" }],
           predicate: "profile"
         }
-        yield* store.settleProfile("alice", { entity: bank!, profile: { fact: profile, citations: [current] }, audit: AUDIT })
+        yield* store.settleProfile("alice", { entity: bank!, profiles: [{ fact: profile, citations: [current] }], sources: [current], audit: AUDIT })
         expect(yield* store.staleCount("alice")).toBe(0)
         yield* store.archive("alice", current, AUDIT)
         for (const id of [old.fact_id, current, profile.factId]) expect((yield* stored("alice", id)).status).toBe("archived")
@@ -87,6 +91,20 @@ export const forgettingContract = (backend: StorageBackend) =>
         expect(yield* store.staleCount("alice")).toBe(1)
         expect(yield* store.entityTimeline("alice", { needle: "bank", scope: NO_SCOPE, entities: 5 })).toEqual([])
         expect(yield* store.explore("alice", { startId: current, scope: NO_SCOPE, depth: 2, limit: 10 })).toEqual(Option.none())
+      })))
+
+    it.effect("purging a memory takes the entities only it named: their names came from its statement", () =>
+      run(Effect.gen(function*() {
+        const store = yield* UserStore
+        const named = (name: string) => ({ entities: [{ name, role: "subject" }] })
+        const written = yield* writeSession("alice", session("s1", ["x"], [
+          add(fact("Zora Quill holds the key", { entities: [{ name: "Zora Quill", role: "subject" }, { name: "Rex", role: "object" }] })),
+          add(fact("Rex is a dog", named("Rex")))
+        ]))
+        yield* store.purge("alice", written.facts[0]!.factId, AUDIT)
+        const left = (yield* store.staleEntities("alice", "fifo", 100)).map((entity) => entity.name)
+        expect(left).toEqual(["Rex"])
+        expect(yield* store.entityTimeline("alice", { needle: "zora", scope: NO_SCOPE, entities: 5 })).toEqual([])
       })))
 
     it.effect("purging a memory redacts its words from the turns as recorded, with its versions, and out of the events about them", () =>

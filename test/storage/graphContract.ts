@@ -1,14 +1,14 @@
 import { describe, expect, it } from "@effect/vitest"
 import { Effect, Option } from "effect"
 import { newFactId } from "../../src/domain/ids.js"
-import type { NewFact, StaleEntity } from "../../src/domain/records.js"
+import type { FactRow, NewFact, ScopeFilter, StaleEntity } from "../../src/domain/records.js"
 import { UserStore } from "../../src/storage/UserStore.js"
 import type { StorageBackend } from "./contract.js"
 import { add, AUDIT, fact, NO_SCOPE, replacing, session, stored, writeSession } from "./fixtures.js"
 
 const subject = (name: string) => ({ entities: [{ name, role: "subject" }] })
 
-const profileOf = (entity: StaleEntity, summary: string): NewFact => ({
+const profileOf = (entity: StaleEntity, summary: string, scope: ScopeFilter = NO_SCOPE): NewFact => ({
   factId: newFactId(),
   content: summary,
   kind: "profile",
@@ -17,10 +17,17 @@ const profileOf = (entity: StaleEntity, summary: string): NewFact => ({
   validFrom: "2026-01-01",
   confidence: 1,
   metadata: { profile_of: entity.entity_id },
-  scope: NO_SCOPE,
+  scope,
   spanIds: [],
   entities: [{ name: entity.name, role: "subject" }],
   predicate: "profile"
+})
+
+const settlement = (entity: StaleEntity, profiles: ReadonlyArray<NewFact>, sources: ReadonlyArray<FactRow>) => ({
+  entity,
+  profiles: profiles.map((fact) => ({ fact, citations: [] })),
+  sources: sources.map((row) => row.fact_id),
+  audit: AUDIT
 })
 
 export const graphContract = (backend: StorageBackend) =>
@@ -68,29 +75,79 @@ export const graphContract = (backend: StorageBackend) =>
         expect(yield* store.staleCount("alice")).toBe(1)
         const [rex] = yield* store.staleEntities("alice", "fifo", 10)
         expect(rex).toMatchObject({ name: "Rex", profile: null })
-        expect((yield* store.profileFacts("alice", rex!.entity_id)).map((row) => row.content)).toEqual(["Rex barks", "Rex is a dog"])
+        const facts = yield* store.profileFacts("alice", rex!.entity_id)
+        expect(facts.map((row) => row.content)).toEqual(["Rex barks", "Rex is a dog"])
         const profile = profileOf(rex!, "Rex is a dog who barks")
-        expect(yield* store.settleProfile("alice", { entity: rex!, profile: { fact: profile, citations: [] }, audit: AUDIT })).toEqual({ written: true, superseded: false })
+        expect(yield* store.settleProfile("alice", settlement(rex!, [profile], facts))).toEqual({ settled: true, written: 1, superseded: 0 })
         expect(yield* store.staleCount("alice")).toBe(0)
         expect((yield* stored("alice", profile.factId)).kind).toBe("profile")
         yield* writeSession("alice", session("s2", ["y"], [add(fact("Rex learned to sit", subject("Rex")))]))
         const [again] = yield* store.staleEntities("alice", "by_staleness", 10)
         expect(again?.profile).toBe(profile.factId)
         // A profile summarizes its entity: profiles never show among the facts a profile is made from.
-        expect((yield* store.profileFacts("alice", again!.entity_id)).map((row) => row.kind)).toEqual(["fact", "fact", "fact"])
+        const now = yield* store.profileFacts("alice", again!.entity_id)
+        expect(now.map((row) => row.kind)).toEqual(["fact", "fact", "fact"])
         const next = profileOf(again!, "Rex is a dog who barks and sits")
-        expect(yield* store.settleProfile("alice", { entity: again!, profile: { fact: next, citations: [] }, audit: AUDIT })).toEqual({ written: true, superseded: true })
+        expect(yield* store.settleProfile("alice", settlement(again!, [next], now))).toEqual({ settled: true, written: 1, superseded: 1 })
         expect((yield* stored("alice", profile.factId)).superseded_by).toBe(next.factId)
         expect(yield* store.staleCount("alice")).toBe(0)
       })))
 
-    it.effect("settling an entity with nothing to profile only clears its mark", () =>
+    it.effect("settling an entity with nothing to profile clears its mark and archives the profiles it had", () =>
       run(Effect.gen(function*() {
         const store = yield* UserStore
         yield* writeSession("alice", session("s1", ["x"], [add(fact("Kiwi talks", subject("Kiwi")))]))
         const [kiwi] = yield* store.staleEntities("alice", "by_fact_count_delta", 10)
-        expect(yield* store.settleProfile("alice", { entity: kiwi!, profile: undefined, audit: AUDIT })).toEqual({ written: false, superseded: false })
+        const profile = profileOf(kiwi!, "Kiwi talks")
+        yield* store.settleProfile("alice", settlement(kiwi!, [profile], []))
+        expect(yield* store.settleProfile("alice", settlement(kiwi!, [], []))).toEqual({ settled: true, written: 0, superseded: 0 })
+        expect((yield* stored("alice", profile.factId)).status).toBe("archived")
         expect(yield* store.staleEntities("alice", "fifo", 10)).toEqual([])
+      })))
+
+    it.effect("each scope's profile supersedes the profile of its own scope; one of a scope not rebuilt is archived", () =>
+      run(Effect.gen(function*() {
+        const store = yield* UserStore
+        yield* writeSession("alice", session("s1", ["x"], [add(fact("Rex is a dog", subject("Rex")))]))
+        const [rex] = yield* store.staleEntities("alice", "fifo", 10)
+        const unscoped = profileOf(rex!, "Rex is a dog")
+        yield* store.settleProfile("alice", settlement(rex!, [unscoped], []))
+        const forA1 = profileOf(rex!, "Rex barks at a1", { ...NO_SCOPE, agent_id: "a1" })
+        const forA2 = profileOf(rex!, "Rex barks at a2", { ...NO_SCOPE, agent_id: "a2" })
+        const anyone = profileOf(rex!, "Rex is a dog who barks")
+        expect(yield* store.settleProfile("alice", settlement(rex!, [forA1, forA2, anyone], []))).toEqual({ settled: true, written: 3, superseded: 1 })
+        expect((yield* stored("alice", unscoped.factId)).superseded_by).toBe(anyone.factId)
+        expect((yield* stored("alice", forA1.factId)).agent_id).toBe("a1")
+        const onlyA1 = profileOf(rex!, "Rex sits for a1", { ...NO_SCOPE, agent_id: "a1" })
+        expect(yield* store.settleProfile("alice", settlement(rex!, [onlyA1], []))).toEqual({ settled: true, written: 1, superseded: 1 })
+        expect((yield* stored("alice", forA1.factId)).superseded_by).toBe(onlyA1.factId)
+        for (const gone of [forA2, anyone]) expect((yield* stored("alice", gone.factId)).status).toBe("archived")
+      })))
+
+    it.effect("a settlement whose source fact was forgotten meanwhile writes nothing and leaves the entity stale", () =>
+      run(Effect.gen(function*() {
+        const store = yield* UserStore
+        yield* writeSession("alice", session("s1", ["x"], [add(fact("Rex is a dog", subject("Rex"))), add(fact("Rex bit the postman", subject("Rex")))]))
+        const [rex] = yield* store.staleEntities("alice", "fifo", 10)
+        const facts = yield* store.profileFacts("alice", rex!.entity_id)
+        const bite = facts.find((row) => row.content.includes("bit"))!
+        yield* store.purge("alice", bite.fact_id, AUDIT)
+        const profile = profileOf(rex!, "Rex is a dog that bit the postman")
+        expect(yield* store.settleProfile("alice", settlement(rex!, [profile], facts))).toEqual({ settled: false, written: 0, superseded: 0 })
+        expect(yield* store.fact("alice", profile.factId)).toEqual(Option.none())
+        expect(yield* store.staleCount("alice")).toBe(1)
+      })))
+
+    it.effect("a settlement for a user erased meanwhile writes nothing and makes no data for them again", () =>
+      run(Effect.gen(function*() {
+        const store = yield* UserStore
+        yield* writeSession("alice", session("s1", ["x"], [add(fact("Rex is a dog", subject("Rex")))]))
+        const [rex] = yield* store.staleEntities("alice", "fifo", 10)
+        const facts = yield* store.profileFacts("alice", rex!.entity_id)
+        expect(yield* store.erase("alice")).toBe(true)
+        expect(yield* store.settleProfile("alice", settlement(rex!, [profileOf(rex!, "Rex is a dog")], facts))).toEqual({ settled: false, written: 0, superseded: 0 })
+        expect((yield* store.inventory).users.map((user) => user.user_id)).not.toContain("alice")
+        expect(yield* store.erase("alice")).toBe(false)
       })))
 
     it.scoped("a user's maintenance lock is held by one run at a time, per user, until its scope closes", () =>

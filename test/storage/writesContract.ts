@@ -130,8 +130,12 @@ export const writesContract = (backend: StorageBackend) =>
         const written = yield* writeSession("alice", session("s1", ["a", "b"], [add(fact("Alice keeps this")), add(fact("Alice archives this"))]))
         const [kept, archived] = [written.facts[0]!.factId, written.facts[1]!.factId]
         // Both facts come from turn "a", one sentence: it is all the archived memory's, and nothing is left to embed.
-        expect(yield* store.archive("alice", archived, AUDIT)).toEqual(Option.some({ already: false, reembed: [] }))
-        expect(yield* store.archive("alice", archived, AUDIT)).toEqual(Option.some({ already: true, reembed: [] }))
+        expect(yield* store.archive("alice", archived, AUDIT)).toEqual(Option.some({
+          already: false,
+          reembed: [],
+          words: expect.arrayContaining([{ text: "Alice archives this", marker: "[…]" }])
+        }))
+        expect(yield* store.archive("alice", archived, AUDIT)).toEqual(Option.some({ already: true, reembed: [], words: [] }))
         expect(yield* store.archive("alice", "fact_missing", AUDIT)).toEqual(Option.none())
         expect((yield* store.currentFacts("alice", { scope: NO_SCOPE, now: NOW, offset: 0, limit: 10 })).rows.map((row) => row.fact_id)).toEqual([kept])
         expect((yield* stored("alice", archived)).status).toBe("archived")
@@ -147,7 +151,11 @@ export const writesContract = (backend: StorageBackend) =>
       run(Effect.gen(function*() {
         const store = yield* UserStore
         yield* writeSession("alice", session("s1", ["a"], [add(fact("one")), add(fact("two"))]))
-        expect(yield* store.archiveAll("alice", AUDIT)).toEqual(Option.some({ archived: 2, reembed: [] }))
+        expect(yield* store.archiveAll("alice", AUDIT)).toEqual(Option.some({
+          archived: 2,
+          reembed: [],
+          words: expect.arrayContaining([{ text: "one", marker: "[…]" }, { text: "two", marker: "[…]" }])
+        }))
         expect((yield* store.currentFacts("alice", { scope: NO_SCOPE, now: NOW, offset: 0, limit: 10 })).total).toBe(0)
         expect(JSON.parse((yield* eventsOf("alice")).rows[0]!.details)).toMatchObject({ action: "archive_user", archived: 2 })
         expect(yield* store.archiveAll("nobody", AUDIT)).toEqual(Option.none())

@@ -49,25 +49,25 @@ export const JobRunnerLive = Layer.scopedDiscard(
     }
 
     /** Renews the job's lease every third of it; completes once the job is no longer this process's. */
-    const leaseLost = (jobId: string) => {
+    const leaseLost = (claimed: ClaimedJob) => {
       // While the control plane cannot be reached the job is taken as still held: its lease may lapse meanwhile.
-      const renew = jobs.renew(jobId).pipe(
+      const renew = jobs.renew(claimed).pipe(
         Effect.catchTag("StoreUnavailable", (error) => Effect.as(Effect.logWarning(`job lease not renewed: ${error.message}`), true))
       )
       return Effect.repeat(Effect.delay(renew, Duration.millis(jobs.leaseMs / 3)), { while: (held) => held })
     }
 
     /** Until the control plane answers again (the job still this worker's, false if not), for five minutes at most. */
-    const storeBack = (jobId: string) => Effect.retry(jobs.renew(jobId), Schedule.spaced("1 second").pipe(Schedule.upTo("5 minutes")))
+    const storeBack = (claimed: ClaimedJob) => Effect.retry(jobs.renew(claimed), Schedule.spaced("1 second").pipe(Schedule.upTo("5 minutes")))
 
     /**
      * A job whose storage could not be reached is run again once it answers, rather than failed
      * for a passing outage: its handler is idempotent, and it is run again a bounded number of
      * times, since each run may call the provider again.
      */
-    const throughOutages = (jobId: string, attempt: Effect.Effect<unknown, unknown>, rounds: number): Effect.Effect<unknown, unknown> =>
+    const throughOutages = (claimed: ClaimedJob, attempt: Effect.Effect<unknown, unknown>, rounds: number): Effect.Effect<unknown, unknown> =>
       Effect.catchIf(attempt, (error) => error instanceof StoreUnavailable && rounds > 0, (error) =>
-        Effect.flatMap(storeBack(jobId), (held) => held ? throughOutages(jobId, attempt, rounds - 1) : Effect.fail(error)))
+        Effect.flatMap(storeBack(claimed), (held) => held ? throughOutages(claimed, attempt, rounds - 1) : Effect.fail(error)))
 
     const run = (claimed: ClaimedJob) =>
       Effect.gen(function*() {
@@ -75,15 +75,15 @@ export const JobRunnerLive = Layer.scopedDiscard(
         if (claimed.attempts > 1) yield* Effect.logInfo(`resuming a job its worker left (attempt ${claimed.attempts})`)
         const handler = handlers[claimed.kind as JobKind]
         if (handler === undefined) {
-          return yield* jobs.fail(jobId, `server_restarted: this build cannot run '${claimed.kind}' jobs; resubmit to retry`)
+          return yield* jobs.fail(claimed, `server_restarted: this build cannot run '${claimed.kind}' jobs; resubmit to retry`)
         }
-        const work = Effect.exit(Effect.flatMap(parsePayload(claimed.payload), (payload) => throughOutages(jobId, handler(payload, jobId), OUTAGE_ROUNDS)))
-        const exit = yield* Effect.race(work, Effect.as(leaseLost(jobId), "lost" as const))
-        if (exit === "lost") return yield* Effect.logWarning("job left: its lease lapsed and another worker resumed it")
-        if (Exit.isSuccess(exit)) return yield* jobs.succeed(jobId, exit.value)
+        const work = Effect.exit(Effect.flatMap(parsePayload(claimed.payload), (payload) => throughOutages(claimed, handler(payload, jobId), OUTAGE_ROUNDS)))
+        const exit = yield* Effect.race(work, Effect.as(leaseLost(claimed), "lost" as const))
+        if (exit === "lost") return yield* Effect.logWarning("job left: its lease lapsed or was taken back, and it runs again from the start")
+        if (Exit.isSuccess(exit)) return yield* jobs.succeed(claimed, exit.value)
         if (Cause.isInterruptedOnly(exit.cause)) return yield* Effect.interrupt
         if (Cause.isDie(exit.cause)) yield* Effect.logError("job failed unexpectedly", exit.cause)
-        yield* jobs.fail(jobId, failureLine(exit.cause))
+        yield* jobs.fail(claimed, failureLine(exit.cause))
       }).pipe(
         Effect.annotateLogs({ job_id: claimed.job_id }),
         Effect.withSpan("JobRunner.run", { attributes: { job_id: claimed.job_id, attempt: claimed.attempts } })

@@ -4,7 +4,7 @@ import * as NodeOs from "node:os"
 import { Job, type JobKind, type JobStatus } from "../../api/JobsApi.js"
 import { AppConfig } from "../../config/AppConfig.js"
 import { ControlStore } from "../../storage/ControlStore.js"
-import type { JobRow } from "../../domain/records.js"
+import type { ClaimedJob, JobLease, JobRow } from "../../domain/records.js"
 import { utcTimestamp } from "../../util/timestamps.js"
 
 const toJob = (row: JobRow) =>
@@ -20,6 +20,9 @@ const toJob = (row: JobRow) =>
   })
 
 const now = Effect.map(Clock.currentTimeMillis, utcTimestamp)
+
+/** The kinds of job whose results quote the user's memories (an answer quotes its evidence). */
+export const QUOTING_KINDS: ReadonlyArray<JobKind> = ["answer"]
 
 /** Jobs run at once, at least; more when the provider may take more sessions at once. */
 const MIN_WORKERS = 4
@@ -41,6 +44,7 @@ export class Jobs extends Effect.Service<Jobs>()("Memory/Jobs", {
     // A wake-up beyond one per worker would find nothing more: each claim wakes the next worker.
     const wake = yield* Queue.sliding<void>(workers)
     const owner = workerName()
+    const leaseOf = (claimed: ClaimedJob): JobLease => ({ owner, attempt: claimed.attempts })
 
     const get = (jobId: string) =>
       Effect.map(queries.find(jobId), (row) => Option.map(Option.fromNullable(row), toJob)).pipe(
@@ -62,9 +66,9 @@ export class Jobs extends Effect.Service<Jobs>()("Memory/Jobs", {
       workers,
       leaseMs: jobLeaseMs,
       claimNext: Effect.flatMap(now, (at) => queries.claimNext(owner, jobLeaseMs, at)),
-      renew: (jobId: string) => queries.renew(jobId, owner, jobLeaseMs),
-      succeed: (jobId: string, result: unknown) => Effect.flatMap(now, (at) => queries.succeed(jobId, owner, result, at)),
-      fail: (jobId: string, error: string) => Effect.flatMap(now, (at) => queries.fail(jobId, owner, error, at)),
+      renew: (claimed: ClaimedJob) => queries.renew(claimed.job_id, leaseOf(claimed), jobLeaseMs),
+      succeed: (claimed: ClaimedJob, result: unknown) => Effect.flatMap(now, (at) => queries.succeed(claimed.job_id, leaseOf(claimed), result, at)),
+      fail: (claimed: ClaimedJob, error: string) => Effect.flatMap(now, (at) => queries.fail(claimed.job_id, leaseOf(claimed), error, at)),
       release: queries.release(owner),
       countByStatus: queries.countByStatus
     } as const

@@ -8,7 +8,8 @@ import { JobStarted } from "../../api/JobsApi.js"
 import type { AuditContext } from "../../domain/audit.js"
 import { newFactId } from "../../domain/ids.js"
 import { validateUserId } from "../../domain/userId.js"
-import type { FactRow, NewFact, StaleEntity } from "../../domain/records.js"
+import { profileScopes } from "../../domain/profileScopes.js"
+import type { FactRow, NewFact, ScopeFilter, StaleEntity } from "../../domain/records.js"
 import { UserStore } from "../../storage/UserStore.js"
 import { utcTimestamp } from "../../util/timestamps.js"
 import { jobHandler } from "../jobs/jobHandler.js"
@@ -39,10 +40,11 @@ const digest = (entity: StaleEntity, facts: ReadonlyArray<FactRow>) => {
 
 /**
  * Maintenance of a user's store, run only when asked (never scheduled by the service). Dream
- * rebuilds the profiles of stale entities: each profile is a memory of kind `profile` about its
- * entity, citing the facts it summarizes, and supersedes the entity's previous profile. Each entity
- * is one transaction that also clears its stale mark, so a run cut short (deadline or crash)
- * leaves exactly the unprocessed entities stale, and the next run takes them up.
+ * rebuilds the profiles of stale entities: one per scope of the entity's facts, each a memory of
+ * kind `profile` about its entity, citing the facts it summarizes and superseding the previous
+ * profile of its scope. Each entity is one transaction that also clears its stale mark, so a run
+ * cut short (deadline or crash) leaves exactly the unprocessed entities stale, and the next run
+ * takes them up.
  */
 export class Maintenance extends Effect.Service<Maintenance>()("Memory/Maintenance", {
   effect: Effect.gen(function*() {
@@ -50,12 +52,10 @@ export class Maintenance extends Effect.Service<Maintenance>()("Memory/Maintenan
     const llm = yield* LlmProvider
     const jobs = yield* Jobs
 
-    /** A profile for an entity from its current facts; none when it has no current facts. */
+    /** A profile for an entity from some of its current facts (at least one). */
     const profileOf = (entity: StaleEntity, facts: ReadonlyArray<FactRow>) =>
-      facts.length === 0
-        ? Effect.succeed(Option.none<Draft>())
-        : Option.match(llm.active, {
-          onNone: () => Effect.succeed(Option.some({ ...digest(entity, facts), generatedBy: { method: "digest" } })),
+      Option.match(llm.active, {
+          onNone: () => Effect.succeed<Draft>({ ...digest(entity, facts), generatedBy: { method: "digest" } }),
           onSome: (active) =>
             Effect.map(
               active.generate({
@@ -68,20 +68,20 @@ export class Maintenance extends Effect.Service<Maintenance>()("Memory/Maintenan
                 maxTokens: 800,
                 temperature: 0
               }),
-              ({ value }) => {
+              ({ value }): Draft => {
                 // Only facts the model was shown can be cited.
                 const shown = new Set(facts.map((fact) => fact.fact_id))
-                return Option.some({
+                return {
                   summary: value.summary.trim() === "" ? digest(entity, facts).summary : value.summary.trim(),
                   citations: value.citations.filter((id) => shown.has(id)),
                   generatedBy: { provider: active.provider, model: active.model }
-                })
+                }
               }
             )
         })
 
-    /** The new profile as a memory of kind `profile` about its entity, from today. */
-    const profileFact = (entity: StaleEntity, profile: Draft, today: string): NewFact => ({
+    /** A new profile as a memory of kind `profile` about its entity, from today, stamped with the scope it was built for. */
+    const profileFact = (entity: StaleEntity, scope: ScopeFilter, facts: ReadonlyArray<FactRow>, profile: Draft, today: string): NewFact => ({
       factId: newFactId(),
       content: profile.summary,
       kind: "profile",
@@ -89,24 +89,30 @@ export class Maintenance extends Effect.Service<Maintenance>()("Memory/Maintenan
       occurredAt: null,
       validFrom: today,
       confidence: 1,
-      metadata: { profile_of: entity.entity_id, citations: profile.citations, generated_by: profile.generatedBy },
-      scope: { agent_id: null, run_id: null, project_id: null },
+      metadata: {
+        profile_of: entity.entity_id,
+        citations: profile.citations,
+        sources: facts.map((fact) => fact.fact_id),
+        generated_by: profile.generatedBy
+      },
+      scope,
       spanIds: [],
       entities: [{ name: entity.name, role: "subject" }],
       predicate: "profile"
     })
 
-    /** Writes an entity's new profile (superseding the old) and clears its stale mark, in one transaction. */
-    const settle = (userId: string, entity: StaleEntity, profile: Option.Option<Draft>, audit: AuditContext) =>
-      Effect.flatMap(Clock.currentTimeMillis, (millis) =>
-        store.settleProfile(userId, {
-          entity,
-          profile: Option.getOrUndefined(Option.map(profile, (draft) => ({
-            fact: profileFact(entity, draft, utcTimestamp(millis).slice(0, 10)),
-            citations: draft.citations
-          }))),
-          audit
-        }))
+    /**
+     * Rebuilds an entity's profiles, one per scope of its current facts, and settles them in one
+     * transaction, which writes nothing if the entity or a fact went meanwhile.
+     */
+    const rebuild = (userId: string, entity: StaleEntity, audit: AuditContext) =>
+      Effect.gen(function*() {
+        const facts = yield* store.profileFacts(userId, entity.entity_id)
+        const today = utcTimestamp(yield* Clock.currentTimeMillis).slice(0, 10)
+        const profiles = yield* Effect.forEach(profileScopes(facts), ({ facts: shown, scope }) =>
+          Effect.map(profileOf(entity, shown), (draft) => ({ fact: profileFact(entity, scope, shown, draft, today), citations: draft.citations })))
+        return yield* store.settleProfile(userId, { entity, profiles, sources: facts.map((fact) => fact.fact_id), audit })
+      })
 
     const run = (userId: string, request: DreamRequest, audit: AuditContext) =>
       Effect.gen(function*() {
@@ -120,11 +126,10 @@ export class Maintenance extends Effect.Service<Maintenance>()("Memory/Maintenan
             cancelled = true
             break
           }
-          const facts = yield* store.profileFacts(userId, entity.entity_id)
-          const outcome = yield* settle(userId, entity, yield* profileOf(entity, facts), audit)
+          const outcome = yield* rebuild(userId, entity, audit)
           processed += 1
-          if (outcome.written) written += 1
-          if (outcome.superseded) superseded += 1
+          written += outcome.written
+          superseded += outcome.superseded
         }
         return new DreamResult({
           user_id: userId,
@@ -143,7 +148,7 @@ export class Maintenance extends Effect.Service<Maintenance>()("Memory/Maintenan
         const narrowed = (["agent_id", "run_id", "project_id"] as const).filter((key) => request[key] !== undefined && request[key] !== null)
         if (narrowed.length > 0) {
           return yield* new NotImplemented({
-            message: `${narrowed.join(", ")} cannot narrow dream: entity profiles span every scope of a user`,
+            message: `${narrowed.join(", ")} cannot narrow dream: a run rebuilds the profiles of every scope of a user`,
             details: { scope_keys: narrowed }
           })
         }

@@ -14,6 +14,7 @@ import { ControlStore } from "../../storage/ControlStore.js"
 import { NOTHING_PURGED, type RemovedPassage } from "../../storage/forgetting.js"
 import { type Forgotten, UserStore } from "../../storage/UserStore.js"
 import { embedForWrite, embeddingModel } from "../ingest/embedWrites.js"
+import { QUOTING_KINDS } from "../jobs/Jobs.js"
 import { Webhooks } from "../webhooks/Webhooks.js"
 import { extractFacts } from "../ingest/Extractor.js"
 import { resolveSessionTime, scopeFilter, type ScopeParams, toMemory } from "./memoryRecords.js"
@@ -56,6 +57,7 @@ export class MemoryWrites extends Effect.Service<MemoryWrites>()("Memory/MemoryW
     const archive = (userId: string, memoryId: string, audit: AuditContext) =>
       Effect.gen(function*() {
         const forgotten = yield* store.archive(userId, memoryId, audit)
+        if (Option.isSome(forgotten)) yield* forgetInJobs(userId, forgotten.value.words)
         yield* reembed(userId, forgotten)
         return new DeleteResult({
           id: memoryId,
@@ -66,22 +68,33 @@ export class MemoryWrites extends Effect.Service<MemoryWrites>()("Memory/MemoryW
         })
       })
 
-    /** Purged words also leave the results of the user's jobs (an answer quotes its evidence). */
+    /** Words taken out of the results of the user's finished jobs (an answer quotes its evidence). */
+    const scrubJobs = (userId: string, words: ReadonlyArray<RemovedPassage>) =>
+      words.length === 0 ? Effect.succeed(0) : control.jobs.forgetWords(userId, words)
+
+    /**
+     * Once forgetting is committed, the user's running jobs whose results quote memories start
+     * again from what is left (what they read may hold the words, and a result they would finish
+     * with is refused), then finished results lose the words.
+     */
     const forgetInJobs = (userId: string, words: ReadonlyArray<RemovedPassage>) =>
-      words.length === 0 ? Effect.void : Effect.flatMap(control.jobs.forgetWords(userId, words), (changed) =>
-        changed === 0 ? Effect.void : Effect.logInfo("purged words taken out of job results").pipe(Effect.annotateLogs({ user_id: userId, jobs: changed })))
+      Effect.gen(function*() {
+        const restarted = yield* control.jobs.fence(userId, QUOTING_KINDS)
+        const changed = yield* scrubJobs(userId, words)
+        if (restarted + changed > 0) {
+          yield* Effect.logInfo("forgotten words taken out of jobs").pipe(Effect.annotateLogs({ user_id: userId, restarted, results_changed: changed }))
+        }
+      })
 
     // The words leave the job results before the store and once more after it (the purge may
-    // have found more meanwhile): a purge cut off in between leaves none in either.
+    // have found more meanwhile, and a job may have finished since): a purge cut off in between
+    // leaves none in either.
     const purge = (userId: string, memoryId: string, audit: AuditContext) =>
       Effect.gen(function*() {
         const ahead = yield* store.purgeWords(userId, memoryId)
-        yield* forgetInJobs(userId, ahead)
+        yield* scrubJobs(userId, ahead)
         const forgotten = yield* store.purge(userId, memoryId, audit)
-        if (Option.isSome(forgotten)) {
-          const taken = new Set(ahead.map((word) => word.text))
-          yield* forgetInJobs(userId, forgotten.value.words.filter((word) => !taken.has(word.text)))
-        }
+        if (Option.isSome(forgotten)) yield* forgetInJobs(userId, forgotten.value.words)
         yield* reembed(userId, forgotten)
         return new DeleteResult({
           id: memoryId,
@@ -192,10 +205,14 @@ export class MemoryWrites extends Effect.Service<MemoryWrites>()("Memory/MemoryW
         const userId = yield* validateUserId(params.user_id)
         if (params.purge) {
           const existed = yield* webhooks.announceErase(userId, audit, store.erase(userId))
+          // Nothing of theirs is kept in jobs either: answers under way start again from nothing.
+          yield* control.jobs.fence(userId, QUOTING_KINDS)
+          yield* control.jobs.forgetUser(userId)
           yield* Effect.logInfo("user store erased").pipe(Effect.annotateLogs({ user_id: userId, actor: audit.actor, existed }))
           return new UserDeleteResult({ user_id: userId, deleted: existed, purged: true, archived: 0 })
         }
         const forgotten = yield* store.archiveAll(userId, audit)
+        if (Option.isSome(forgotten)) yield* forgetInJobs(userId, forgotten.value.words)
         yield* reembed(userId, forgotten)
         return new UserDeleteResult({
           user_id: userId,

@@ -6,6 +6,7 @@ import { validateUserId } from "../../domain/userId.js"
 import { type StoreError, UserStore, type UserStoreOperations } from "../UserStore.js"
 import { DataRootLock } from "./DataRootLock.js"
 import { makeWrittenUsers } from "../outboxUsers.js"
+import { NOTHING_SETTLED } from "../profileSettlement.js"
 import { userDirectories, userInventory } from "./inventory.js"
 import { StoreCache } from "./StoreCache.js"
 import { storeFilePath } from "./storeFile.js"
@@ -74,7 +75,9 @@ export const SqliteUserStoreLive = Layer.effect(
       purgeWords: (userId, memoryId) => read("purgeWords", userId, (sql) => purgeWords(sql, memoryId), () => []),
       archiveAll: (userId, audit) => written.after(userId, read("archiveAll", userId, (sql) => Effect.map(archiveAllMemories(sql, audit), Option.some), Option.none)),
       embedTurns: (userId, model, turns) => read("embedTurns", userId, (sql) => embedTurns(sql, model, turns), () => undefined),
-      settleProfile: (userId, settle) => written.after(userId, write("settleProfile", userId, (sql) => settleProfile(sql, settle))),
+      // A user erased while their profiles were built stays erased: their store is not made again.
+      settleProfile: (userId, settle) =>
+        written.after(userId, read("settleProfile", userId, (sql) => settleProfile(sql, settle), () => NOTHING_SETTLED)),
 
       appliedJob: (userId, jobId) =>
         read("appliedJob", userId, (sql) => Effect.map(appliedJobResult(sql, jobId), Option.fromNullable), Option.none),

@@ -1,5 +1,5 @@
 import { Effect, Layer } from "effect"
-import type { ApiKeyRow, ClaimedJob, JobRow, RequestLogRow } from "../../../domain/records.js"
+import type { ApiKeyRow, ClaimedJob, JobLease, JobRow, RequestLogRow } from "../../../domain/records.js"
 import { ControlStore } from "../../ControlStore.js"
 import { scrubbedResults } from "../../forgetting.js"
 import { orUnavailable, PostgresDatabase } from "../database.js"
@@ -17,6 +17,8 @@ export const PostgresControlStoreLive = Layer.effect(
     /** When a lease taken now ends, by the database's clock: replicas' clocks may disagree. */
     const lapse = (leaseMs: number) => sql`now() + ${leaseMs}::double precision * interval '1 millisecond'`
     const released = sql.literal("lease_owner = NULL, lease_expires_at = NULL")
+    /** Still running under this lease: neither lost, fenced nor claimed again since. */
+    const held = (lease: JobLease) => sql`status = 'running' AND lease_owner = ${lease.owner} AND attempts = ${lease.attempt}`
     return {
       jobs: {
         find: (jobId) => sql<JobRow>`SELECT ${sql.literal(JOB_COLUMNS)} FROM jobs WHERE job_id = ${jobId}`.pipe(Effect.map(first), orUnavailable),
@@ -37,16 +39,27 @@ export const PostgresControlStoreLive = Layer.effect(
               WHERE status IN ('pending', 'running') AND (status = 'pending' OR lease_expires_at IS NULL OR lease_expires_at < now())
               ORDER BY created_at, seq LIMIT 1 FOR UPDATE SKIP LOCKED)
             RETURNING job_id, kind, payload, attempts`.pipe(Effect.map(first), orUnavailable),
-        renew: (jobId, owner, leaseMs) =>
-          sql`UPDATE jobs SET lease_expires_at = ${lapse(leaseMs)} WHERE job_id = ${jobId} AND status = 'running' AND lease_owner = ${owner}
+        renew: (jobId, lease, leaseMs) =>
+          sql`UPDATE jobs SET lease_expires_at = ${lapse(leaseMs)} WHERE job_id = ${jobId} AND ${held(lease)}
               RETURNING job_id`.pipe(Effect.map((rows) => rows.length > 0), orUnavailable),
         // A finished job keeps no payload (an ingest's holds the user's messages): `payload` is NOT NULL, so the empty object.
-        succeed: (jobId, owner, result, at) =>
+        succeed: (jobId, lease, result, at) =>
           sql`UPDATE jobs SET status = 'succeeded', payload = '{}', result = ${JSON.stringify(result)}, error = NULL, finished_at = ${at}, ${released}
-              WHERE job_id = ${jobId} AND status = 'running' AND lease_owner = ${owner}`.pipe(Effect.asVoid, orUnavailable),
-        fail: (jobId, owner, error, at) =>
+              WHERE job_id = ${jobId} AND ${held(lease)}`.pipe(Effect.asVoid, orUnavailable),
+        fail: (jobId, lease, error, at) =>
           sql`UPDATE jobs SET status = 'failed', payload = '{}', error = ${error}, finished_at = ${at}, ${released}
-              WHERE job_id = ${jobId} AND status = 'running' AND lease_owner = ${owner}`.pipe(Effect.asVoid, orUnavailable),
+              WHERE job_id = ${jobId} AND ${held(lease)}`.pipe(Effect.asVoid, orUnavailable),
+        fence: (userId, kinds) =>
+          kinds.length === 0 ? Effect.succeed(0) : sql<{ readonly job_id: string }>`
+            UPDATE jobs SET ${released} WHERE user_id = ${userId} AND status = 'running' AND kind IN ${sql.in(kinds)} RETURNING job_id`.pipe(
+            Effect.map((rows) => rows.length),
+            orUnavailable
+          ),
+        forgetUser: (userId) =>
+          sql<{ readonly job_id: string }>`DELETE FROM jobs WHERE user_id = ${userId} AND status IN ('succeeded', 'failed') RETURNING job_id`.pipe(
+            Effect.map((rows) => rows.length),
+            orUnavailable
+          ),
         forgetWords: (userId, removed) =>
           sql.withTransaction(Effect.gen(function*() {
             const jobs = yield* sql<{ readonly job_id: string; readonly result: string }>`

@@ -1,7 +1,7 @@
 import type { SqlClient } from "@effect/sql"
 import { Effect } from "effect"
 import type { FactRow } from "../../../domain/records.js"
-import { NOTHING_ERASED, profilesCiting, purgedWords, rewriteTurns, scrubbedEvent, scrubbedMetadata, type StoredTurnText, type TurnLink } from "../../forgetting.js"
+import { NOTHING_ERASED, profilesCiting, forgottenWords, rewriteTurns, scrubbedEvent, scrubbedMetadata, type StoredTurnText, type TurnLink } from "../../forgetting.js"
 import { UserPostings } from "./postings.js"
 import { chunks } from "../../transfer/chunks.js"
 import { byParts, FACT_COLUMNS, inList } from "./rows.js"
@@ -98,7 +98,7 @@ export const forgetFacts = (
       const metadata = scrubbedMetadata(other.metadata, removed)
       if (metadata !== undefined) yield* sql`UPDATE facts SET metadata = ${metadata} WHERE user_id = ${userId} AND fact_id = ${other.fact_id}`
     }
-    const words = mode === "purge" ? purgedWords(removed, facts) : []
+    const words = forgottenWords(mode, removed, facts)
     if (mode === "purge") {
       const events = yield* sql<{ readonly event_id: string; readonly reason: string | null; readonly details: string }>`
         SELECT event_id, reason, details FROM events WHERE user_id = ${userId} AND ${inList(sql, "memory_id", ids)}`
@@ -116,10 +116,14 @@ export const purgeWords = (sql: SqlClient.SqlClient, userId: string, memoryId: s
     const facts = yield* forgottenWith(sql, userId, memoryId)
     const sources = yield* sourcesOf(sql, userId, facts.map((fact) => fact.fact_id))
     const turns = yield* turnTexts(sql, userId, [...new Set(sources.map((link) => link.seq))])
-    return purgedWords(rewriteTurns(turns, { purged: sources, archived: [] }).removed, facts)
+    return forgottenWords("purge", rewriteTurns(turns, { purged: sources, archived: [] }).removed, facts)
   })
 
-/** Erases facts for good: their vectors go with their rows, their roles, edges from and to them, and their source links with them. */
+/**
+ * Erases facts for good: their vectors go with their rows, their roles, edges from and to them,
+ * and their source links with them, and so do the entities no other fact names (their names came
+ * from these facts' statements).
+ */
 const purgeFacts = (sql: SqlClient.SqlClient, userId: string, writes: ReturnType<typeof UserWrites>, ids: ReadonlyArray<string>) =>
   Effect.gen(function*() {
     const these = (column: string) => inList(sql, column, ids)
@@ -130,7 +134,13 @@ const purgeFacts = (sql: SqlClient.SqlClient, userId: string, writes: ReturnType
       sql<{ readonly n: number }>`SELECT count(*) AS n FROM fact_sources WHERE user_id = ${userId} AND ${these("fact_id")}`
     ])
     yield* sql`DELETE FROM edges WHERE user_id = ${userId} AND (${these("src_fact_id")} OR ${these("dst_id")})`
-    yield* sql`DELETE FROM fact_entity_roles WHERE user_id = ${userId} AND ${these("fact_id")}`
+    const named = yield* sql<{ readonly entity_id: string }>`
+      DELETE FROM fact_entity_roles WHERE user_id = ${userId} AND ${these("fact_id")} RETURNING entity_id`
+    const orphans = [...new Set(named.map((row) => row.entity_id))]
+    if (orphans.length > 0) {
+      yield* sql`DELETE FROM entities e WHERE e.user_id = ${userId} AND ${inList(sql, "e.entity_id", orphans)}
+                 AND NOT EXISTS (SELECT 1 FROM fact_entity_roles r WHERE r.user_id = e.user_id AND r.entity_id = e.entity_id)`
+    }
     yield* sql`DELETE FROM fact_sources WHERE user_id = ${userId} AND ${these("fact_id")}`
     yield* sql`UPDATE facts SET superseded_by = NULL WHERE user_id = ${userId} AND ${these("superseded_by")}`
     const deleted = yield* UserPostings(sql, userId).delete("facts", these("fact_id"))

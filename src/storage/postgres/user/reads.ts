@@ -105,6 +105,11 @@ export const UserReads = (sql: SqlClient.SqlClient, userId: string) => {
       (rows) => rows[0]?.n ?? 0
     ),
 
+    /** The entity's current profiles, whatever their scopes. */
+    currentProfiles: (entityId: string) =>
+      sql<FactRow>`SELECT ${sql.literal(FACT_COLUMNS)} FROM fact_entity_roles r JOIN facts f ON f.user_id = r.user_id AND f.fact_id = r.fact_id
+                   WHERE r.user_id = ${userId} AND r.entity_id = ${entityId} AND f.kind = 'profile' AND f.status = 'active' ORDER BY f.seq`,
+
     profileFacts: (entityId: string) =>
       sql<FactRow>`SELECT DISTINCT ${sql.literal(FACT_COLUMNS)} FROM fact_entity_roles r JOIN facts f ON f.user_id = r.user_id AND f.fact_id = r.fact_id
                    WHERE r.user_id = ${userId} AND r.entity_id = ${entityId} AND f.status = 'active' AND f.kind <> 'profile'

@@ -1,13 +1,14 @@
 import type { SqlClient } from "@effect/sql"
 import { Effect, Option } from "effect"
 import type { AuditContext } from "../../../domain/audit.js"
-import { archiveAllEvent, archiveEvent, profileAddedEvent, profileSupersededEvent, purgeEvent } from "../../../domain/auditEvents.js"
+import { archiveAllEvent, archiveEvent, profileAddedEvent, profileRetiredEvent, profileSupersededEvent, purgeEvent } from "../../../domain/auditEvents.js"
 import { type FactRow, inScope, type NewEvent, type ScopeFilter } from "../../../domain/records.js"
 import type { SessionWrite } from "../../sessionWrite.js"
 import { purgeCascade, toEmbed } from "../../forgetting.js"
+import { NOTHING_SETTLED, profilePlan, sourcesCurrent } from "../../profileSettlement.js"
 import type { CorrectionOutcome, ProfileSettlement, SessionOutcome, TurnToEmbed } from "../../UserStore.js"
 import { forgetFacts, forgottenWith } from "./forget.js"
-import { FACT_COLUMNS, inList } from "./rows.js"
+import { byParts, FACT_COLUMNS, inList } from "./rows.js"
 import { UserReads } from "./reads.js"
 import { clock, UserWrites } from "./writes.js"
 
@@ -68,11 +69,11 @@ export const archiveMemory = (sql: SqlClient.SqlClient, userId: string, memoryId
     Effect.gen(function*() {
       const fact = yield* UserReads(sql, userId).fact(memoryId)
       if (fact === undefined) return Option.none()
-      if (fact.status === "archived") return Option.some({ already: true, reembed: [] })
+      if (fact.status === "archived") return Option.some({ already: true, reembed: [], words: [] })
       const { now } = yield* clock
-      const { rewrites } = yield* forgetFacts(sql, userId, writes, "archive", yield* forgottenWith(sql, userId, memoryId), now)
+      const { rewrites, words } = yield* forgetFacts(sql, userId, writes, "archive", yield* forgottenWith(sql, userId, memoryId), now)
       yield* writes.insertEvents([archiveEvent(fact, audit)], audit, now)
-      return Option.some({ already: false, reembed: toEmbed(rewrites) })
+      return Option.some({ already: false, reembed: toEmbed(rewrites), words })
     }))
 
 export const purgeMemory = (sql: SqlClient.SqlClient, userId: string, memoryId: string, audit: AuditContext) =>
@@ -94,9 +95,9 @@ export const archiveAllMemories = (sql: SqlClient.SqlClient, userId: string, aud
       const { now } = yield* clock
       const facts = yield* sql<FactRow>`SELECT ${sql.literal(FACT_COLUMNS)} FROM facts f WHERE f.user_id = ${userId} AND f.status <> 'archived'`
       const current = facts.filter((fact) => fact.status === "active").length
-      const { rewrites } = yield* forgetFacts(sql, userId, writes, "archive", facts, now)
+      const { rewrites, words } = yield* forgetFacts(sql, userId, writes, "archive", facts, now)
       yield* writes.insertEvents([archiveAllEvent(current, audit)], audit, now)
-      return { archived: current, reembed: toEmbed(rewrites) }
+      return { archived: current, reembed: toEmbed(rewrites), words }
     }))
 
 /** Vectors of turns forgetting rewrote, stored where the turn still reads as embedded. */
@@ -114,28 +115,34 @@ export const embedTurns = (
       yield* writes.storeVectors("turns", model, turns.filter((turn) => unembedded.get(turn.seq) === turn.content))
     }))
 
+/**
+ * Settles a stale entity (storage/profileSettlement.ts decides what is written), holding the
+ * user's write lock: an erase, archive or purge that came while the profiles were built has
+ * either finished, and then a gone entity or source fact leaves nothing written (the user's row
+ * is never made again), or waits for this.
+ */
 export const settleProfile = (sql: SqlClient.SqlClient, userId: string, settle: ProfileSettlement) =>
   unit(sql, userId, (writes) =>
     Effect.gen(function*() {
-      const { audit, entity, profile } = settle
+      const { audit, entity, profiles, sources } = settle
+      const entities = yield* sql<{ readonly entity_id: string }>`
+        SELECT entity_id FROM entities WHERE user_id = ${userId} AND entity_id = ${entity.entity_id}`
+      if (entities.length === 0) return NOTHING_SETTLED
+      const active = yield* byParts(sources, (part) => sql<{ readonly fact_id: string }>`
+        SELECT fact_id FROM facts WHERE user_id = ${userId} AND ${inList(sql, "fact_id", part)} AND status = 'active'`)
+      if (!sourcesCurrent(sources, active)) return NOTHING_SETTLED
       const { epochSeconds, now } = yield* clock
-      const mark = (profileId: string | null) =>
-        sql`UPDATE entities SET profile_stale = FALSE, profile = coalesce(${profileId}, profile), updated_at = ${now}
-            WHERE user_id = ${userId} AND entity_id = ${entity.entity_id}`
-      if (profile === undefined) {
-        yield* mark(null)
-        return { written: false, superseded: false }
-      }
-      const { citations, fact } = profile
-      yield* writes.ensureUser(now)
-      yield* writes.insertFact(fact, now, epochSeconds)
-      yield* writes.insertEvents([profileAddedEvent(entity, fact.factId, citations)], audit, now)
-      const old = entity.profile === null ? undefined : yield* UserReads(sql, userId).fact(entity.profile)
-      const superseded = old !== undefined && old.status === "active"
-      if (superseded) {
-        yield* writes.closeFact(old, { newFactId: fact.factId, validUntil: fact.validFrom, now, epochSeconds })
-        yield* writes.insertEvents([profileSupersededEvent(entity, old.fact_id, fact.factId)], audit, now)
-      }
-      yield* mark(fact.factId)
-      return { written: true, superseded }
+      const plan = profilePlan(yield* UserReads(sql, userId).currentProfiles(entity.entity_id), profiles)
+      for (const { fact } of plan.written) yield* writes.insertFact(fact, now, epochSeconds)
+      yield* writes.insertEvents(plan.written.map(({ citations, fact }) => profileAddedEvent(entity, fact.factId, citations)), audit, now)
+      for (const { fact, old } of plan.supersedes) yield* writes.closeFact(old, { newFactId: fact.factId, validUntil: fact.validFrom, now, epochSeconds })
+      yield* byParts(plan.retired.map((old) => old.fact_id), (part) =>
+        sql`UPDATE facts SET status = 'archived', updated_at = ${now} WHERE user_id = ${userId} AND ${inList(sql, "fact_id", part)}`)
+      yield* writes.insertEvents([
+        ...plan.supersedes.map(({ fact, old }) => profileSupersededEvent(entity, old.fact_id, fact.factId)),
+        ...plan.retired.map((old) => profileRetiredEvent(entity, old))
+      ], audit, now)
+      yield* sql`UPDATE entities SET profile_stale = FALSE, profile = coalesce(${plan.written.at(-1)?.fact.factId ?? null}, profile), updated_at = ${now}
+                 WHERE user_id = ${userId} AND entity_id = ${entity.entity_id}`
+      return { settled: true, written: plan.written.length, superseded: plan.supersedes.length }
     }))

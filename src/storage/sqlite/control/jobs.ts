@@ -1,11 +1,16 @@
 import { Effect } from "effect"
-import type { ClaimedJob, JobRow } from "../../../domain/records.js"
+import type { ClaimedJob, JobLease, JobRow } from "../../../domain/records.js"
 import { type RemovedPassage, scrubbedResults } from "../../forgetting.js"
 import { ControlDb } from "./ControlDb.js"
 
 /** SQL over the `jobs` table; infrastructure failures are defects. */
 export const JobQueries = Effect.gen(function*() {
   const sql = yield* ControlDb
+  /** Still running under this lease: neither lost, fenced nor claimed again since. */
+  const held = (lease: JobLease) => sql`status = 'running' AND lease_owner = ${lease.owner} AND attempts = ${lease.attempt}`
+  // The write-ahead log keeps earlier copies of the pages a forgetting rewrote (and of payloads
+  // dropped long before): it is emptied into the file and cut to nothing.
+  const truncateLog = sql`PRAGMA wal_checkpoint(TRUNCATE)`
   return {
     find: (jobId: string) =>
       sql<JobRow>`
@@ -33,20 +38,34 @@ export const JobQueries = Effect.gen(function*() {
           ORDER BY created_at, rowid LIMIT 1)
         RETURNING job_id, kind, payload, attempts`.pipe(Effect.map((rows) => rows[0]), Effect.orDie),
 
-    renew: (jobId: string, owner: string) =>
-      sql<{ readonly job_id: string }>`SELECT job_id FROM jobs WHERE job_id = ${jobId} AND status = 'running' AND lease_owner = ${owner}`.pipe(
+    renew: (jobId: string, lease: JobLease) =>
+      sql<{ readonly job_id: string }>`SELECT job_id FROM jobs WHERE job_id = ${jobId} AND ${held(lease)}`.pipe(
         Effect.map((rows) => rows.length > 0),
         Effect.orDie
       ),
 
     /** A finished job keeps no payload (an ingest's holds the user's messages): `payload` is NOT NULL, so the empty object. */
-    succeed: (jobId: string, owner: string, result: unknown, at: string) =>
+    succeed: (jobId: string, lease: JobLease, result: unknown, at: string) =>
       sql`UPDATE jobs SET status = 'succeeded', payload = '{}', result = ${JSON.stringify(result)}, error = NULL, finished_at = ${at}, lease_owner = NULL
-          WHERE job_id = ${jobId} AND status = 'running' AND lease_owner = ${owner}`.pipe(Effect.asVoid, Effect.orDie),
+          WHERE job_id = ${jobId} AND ${held(lease)}`.pipe(Effect.asVoid, Effect.orDie),
 
-    fail: (jobId: string, owner: string, error: string, at: string) =>
+    fail: (jobId: string, lease: JobLease, error: string, at: string) =>
       sql`UPDATE jobs SET status = 'failed', payload = '{}', error = ${error}, finished_at = ${at}, lease_owner = NULL
-          WHERE job_id = ${jobId} AND status = 'running' AND lease_owner = ${owner}`.pipe(Effect.asVoid, Effect.orDie),
+          WHERE job_id = ${jobId} AND ${held(lease)}`.pipe(Effect.asVoid, Effect.orDie),
+
+    fence: (userId: string, kinds: ReadonlyArray<string>) =>
+      kinds.length === 0 ? Effect.succeed(0) : sql<{ readonly job_id: string }>`
+        UPDATE jobs SET lease_owner = NULL WHERE user_id = ${userId} AND status = 'running' AND kind IN ${sql.in(kinds)} RETURNING job_id`.pipe(
+        Effect.map((rows) => rows.length),
+        Effect.orDie
+      ),
+
+    forgetUser: (userId: string) =>
+      sql<{ readonly job_id: string }>`DELETE FROM jobs WHERE user_id = ${userId} AND status IN ('succeeded', 'failed') RETURNING job_id`.pipe(
+        Effect.map((rows) => rows.length),
+        Effect.tap(truncateLog),
+        Effect.orDie
+      ),
 
     forgetWords: (userId: string, removed: ReadonlyArray<RemovedPassage>) =>
       sql.withTransaction(Effect.gen(function*() {
@@ -55,7 +74,7 @@ export const JobQueries = Effect.gen(function*() {
         const changed = scrubbedResults(jobs, removed)
         for (const job of changed) yield* sql`UPDATE jobs SET result = ${job.result} WHERE job_id = ${job.job_id}`
         return changed.length
-      })).pipe(Effect.orDie),
+      })).pipe(Effect.tap(truncateLog), Effect.orDie),
 
     release: (owner: string) =>
       sql`UPDATE jobs SET lease_owner = NULL WHERE status = 'running' AND lease_owner = ${owner}`.pipe(Effect.asVoid, Effect.orDie),

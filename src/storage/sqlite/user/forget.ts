@@ -1,7 +1,7 @@
 import type { SqlClient } from "@effect/sql"
 import { Effect } from "effect"
 import type { FactRow } from "../../../domain/records.js"
-import { NOTHING_ERASED, profilesCiting, purgedWords, rewriteTurns, scrubbedEvent, scrubbedMetadata, type StoredTurnText, type TurnLink } from "../../forgetting.js"
+import { NOTHING_ERASED, profilesCiting, forgottenWords, rewriteTurns, scrubbedEvent, scrubbedMetadata, type StoredTurnText, type TurnLink } from "../../forgetting.js"
 import { inBatches } from "./batches.js"
 import { purgeFacts } from "./purge.js"
 import { FACT_COLUMNS } from "./retrieval.js"
@@ -40,8 +40,8 @@ export const forgottenWith = (sql: SqlClient.SqlClient, memoryId: string) =>
  * turns they came from: a purged memory's words redacted from the turn as recorded, every
  * archived memory's words elided from the turn as shown, each changed turn's full-text entry
  * following it (by trigger) and its vector dropped. Other memories' support texts and, on purge,
- * the events about the purged ones lose the words too. Answers the turns to embed again, and on
- * purge the words taken out (for copies held elsewhere).
+ * the events about the purged ones lose the words too. Answers the turns to embed again, and the
+ * words taken out (for copies held elsewhere).
  */
 export const forgetFacts = (sql: SqlClient.SqlClient, mode: "archive" | "purge", facts: ReadonlyArray<FactRow>, now: string) =>
   Effect.gen(function*() {
@@ -72,7 +72,7 @@ export const forgetFacts = (sql: SqlClient.SqlClient, mode: "archive" | "purge",
       const metadata = scrubbedMetadata(other.metadata, removed)
       if (metadata !== undefined) yield* sql`UPDATE facts SET metadata = ${metadata} WHERE fact_id = ${other.fact_id}`
     }
-    const words = mode === "purge" ? purgedWords(removed, facts) : []
+    const words = forgottenWords(mode, removed, facts)
     if (mode === "purge") {
       const events = yield* inBatches(ids, (batch) =>
         sql<{ readonly seq: number; readonly reason: string | null; readonly details: string }>`
@@ -91,5 +91,5 @@ export const purgeWords = (sql: SqlClient.SqlClient, memoryId: string) =>
     const facts = yield* forgottenWith(sql, memoryId)
     const sources = yield* sourcesOf(sql, facts.map((fact) => fact.fact_id))
     const turns = yield* turnTexts(sql, [...new Set(sources.map((link) => link.seq))])
-    return purgedWords(rewriteTurns(turns, { purged: sources, archived: [] }).removed, facts)
+    return forgottenWords("purge", rewriteTurns(turns, { purged: sources, archived: [] }).removed, facts)
   })

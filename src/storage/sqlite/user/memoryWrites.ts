@@ -62,11 +62,11 @@ export const archiveMemory = (sql: SqlClient.SqlClient, memoryId: string, audit:
   sql.withTransaction(Effect.gen(function*() {
     const fact = yield* FactQueries(sql).find(memoryId)
     if (fact === undefined) return Option.none()
-    if (fact.status === "archived") return Option.some({ already: true, reembed: [] })
+    if (fact.status === "archived") return Option.some({ already: true, reembed: [], words: [] })
     const { now } = yield* clock
-    const { rewrites } = yield* forgetFacts(sql, "archive", yield* forgottenWith(sql, memoryId), now)
+    const { rewrites, words } = yield* forgetFacts(sql, "archive", yield* forgottenWith(sql, memoryId), now)
     yield* insertEvent(sql, archiveEvent(fact, audit), audit, now)
-    return Option.some({ already: false, reembed: toEmbed(rewrites) })
+    return Option.some({ already: false, reembed: toEmbed(rewrites), words })
   }))
 
 export const purgeMemory = (sql: SqlClient.SqlClient, memoryId: string, audit: AuditContext) =>
@@ -86,9 +86,9 @@ export const archiveAllMemories = (sql: SqlClient.SqlClient, audit: AuditContext
     const { now } = yield* clock
     const facts = yield* sql<FactRow>`SELECT ${sql.literal(FACT_COLUMNS)} FROM facts f WHERE f.status <> 'archived'`
     const current = facts.filter((fact) => fact.status === "active").length
-    const { rewrites } = yield* forgetFacts(sql, "archive", facts, now)
+    const { rewrites, words } = yield* forgetFacts(sql, "archive", facts, now)
     yield* insertEvent(sql, archiveAllEvent(current, audit), audit, now)
-    return { archived: current, reembed: toEmbed(rewrites) }
+    return { archived: current, reembed: toEmbed(rewrites), words }
   }))
 
 /** Vectors of turns forgetting rewrote, stored where the turn still reads as embedded. */

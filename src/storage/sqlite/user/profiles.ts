@@ -27,6 +27,18 @@ export const ProfileQueries = (sql: SqlClient.SqlClient) => {
                    WHERE r.entity_id = ${entityId} AND f.status = 'active' AND f.kind <> 'profile'
                    ORDER BY f.seq DESC LIMIT ${PROFILE_FACTS}`,
 
+    exists: (entityId: string) =>
+      Effect.map(sql<{ readonly entity_id: string }>`SELECT entity_id FROM entities WHERE entity_id = ${entityId}`, (rows) => rows.length > 0),
+
+    /** The entity's current profiles, whatever their scopes. */
+    currentProfiles: (entityId: string) =>
+      sql<FactRow>`SELECT ${sql.literal(FACT_COLUMNS)} FROM fact_entity_roles r JOIN facts f ON f.fact_id = r.fact_id
+                   WHERE r.entity_id = ${entityId} AND f.kind = 'profile' AND f.status = 'active' ORDER BY f.seq`,
+
+    /** Archives profiles that nothing replaces. */
+    retire: (factIds: ReadonlyArray<string>, now: string) =>
+      factIds.length === 0 ? Effect.void : sql`UPDATE facts SET status = 'archived', updated_at = ${now} WHERE fact_id IN ${sql.in(factIds)}`.pipe(Effect.asVoid),
+
     /** Marks a profile written (or found unneeded): the entity is no longer stale. */
     settle: (entityId: string, profileFactId: string | null, now: string) =>
       sql`UPDATE entities SET profile_stale = 0, profile = coalesce(${profileFactId}, profile), updated_at = ${now} WHERE entity_id = ${entityId}`
