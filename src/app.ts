@@ -24,6 +24,7 @@ import { Jobs } from "./services/jobs/Jobs.js"
 import { TracingLive } from "./services/observability/Tracing.js"
 import { postgresStorage } from "./storage/postgres/PostgresStorage.js"
 import { SqliteStorageLive } from "./storage/sqlite/SqliteStorage.js"
+import { PortAvailableLive } from "./startup/portAvailable.js"
 import { WebhookCounters } from "./services/webhooks/WebhookCounters.js"
 import { Webhooks } from "./services/webhooks/Webhooks.js"
 
@@ -94,6 +95,8 @@ const ServicesLive = DomainLive.pipe(Layer.provideMerge(WebhooksLive), Layer.pro
 export const ServerLive = HttpLive.pipe(
   Layer.provide(AuthWarningLive),
   Layer.provide(ServicesLive),
+  // Before the storage is opened: a start refused for its port leaves nothing behind.
+  Layer.provide(PortAvailableLive),
   Layer.provide(TracingLive),
   Layer.provide(LoggingLive),
   Layer.provideMerge(AppConfig.layer)

@@ -1,6 +1,9 @@
 import { describe, expect, it } from "@effect/vitest"
 import { ConfigProvider, Effect, Either, Option, Redacted } from "effect"
 import { loadSettings } from "../src/config/AppConfig.js"
+import * as NodeFs from "node:fs"
+import * as NodeNet from "node:net"
+import * as NodePath from "node:path"
 import { jsonLines, runToExit, startProcess } from "./support/processes.js"
 import { tempDataRoot } from "./support/server.js"
 
@@ -82,7 +85,26 @@ describe("configuration", () => {
       expect(typeof lines[0]?.message).toBe("string")
       expect(run.stderr + run.stdout).not.toContain("top-secret-value")
     })
-  })
+  }, 90_000)
+
+  it("a port in use stops the start naming it, before the data root is made", async () => {
+    const holder = NodeNet.createServer()
+    await new Promise<void>((listening) => holder.listen({ port: 0, host: "127.0.0.1" }, listening))
+    const address = holder.address()
+    const port = typeof address === "object" && address !== null ? address.port : 0
+    try {
+      const dataRoot = NodePath.join(tempDataRoot(), "not-yet")
+      const run = await runToExit({ SERVICE_DATA_ROOT: dataRoot, SERVICE_API_KEY: "top-secret-value", SERVICE_PORT: String(port) })
+      expect(run.code).not.toBe(0)
+      const lines = jsonLines(run.stderr)
+      expect(lines).toHaveLength(1)
+      expect(lines[0]).toMatchObject({ code: "port_unavailable", details: { port, host: "127.0.0.1", reason: "EADDRINUSE" } })
+      expect(String(lines[0]?.message)).toContain(`port ${port}`)
+      expect(NodeFs.existsSync(dataRoot)).toBe(false)
+    } finally {
+      await new Promise((closed) => holder.close(closed))
+    }
+  }, 90_000)
 
   it("warns loudly at start when authentication is disabled", async () => {
     const server = await startProcess({ SERVICE_DATA_ROOT: tempDataRoot(), SERVICE_AUTH_DISABLED: "true" })

@@ -53,7 +53,7 @@ export const startProcess = (env: Record<string, string>, timeoutMs = 60_000): P
   })
 
 /** Runs the service as a real process expected to stop by itself (a refused start). */
-export const runToExit = (env: Record<string, string>, timeoutMs = 20_000): Promise<FinishedProcess> =>
+export const runToExit = (env: Record<string, string>, timeoutMs = 60_000): Promise<FinishedProcess> =>
   new Promise((resolve, reject) => {
     const child = spawnService({ SERVICE_PORT: "0", ...env })
     let stdout = ""
