@@ -183,4 +183,24 @@ describe("memory-service CLI with an LLM", () => {
       expect(run.stdout).toMatch(/remaining: 0\n/)
       expect(jsonOf<{ status: string }>(yield* ok(server, ["embed", "--async", "--json"])).status).toBe("pending")
     }), 90_000)
+
+  it.scoped("plain text into a pipe: help without colour codes, an empty listing that says so", () =>
+    Effect.gen(function*() {
+      const server = yield* startServer()
+      yield* ok(server, ["add", "--user", "erin", "--message", "Nothing to extract here.", "--no-infer"])
+      yield* ok(server, ["add", "--user", "finn", "--message", "Finn rows.", "--no-infer"])
+      yield* seedFacts(server, "finn", [{ fact_id: "fact_row", content: "Finn rows on Sundays." }])
+      const [help, usage, empty, past, events] = yield* Effect.all([
+        cli(server, ["--help"]),
+        cli(server, ["list"]),
+        ok(server, ["list", "--user", "erin"]),
+        ok(server, ["list", "--user", "finn", "--offset", "5"]),
+        ok(server, ["events", "--user", "nobody"])
+      ], { concurrency: 2 })
+      expect(help.stdout).toContain("USAGE")
+      for (const text of [help.stdout, help.stderr, usage.stdout, usage.stderr]) expect(text).not.toMatch(/\u001b\[/)
+      expect(empty.trim()).toBe("no memories")
+      expect(past.trim()).toBe("no memories past the first 5 (1 in all)")
+      expect(events.trim()).toBe("no events")
+    }), 240_000)
 })

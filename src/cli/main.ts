@@ -4,6 +4,7 @@ import { NodeContext, NodeRuntime } from "@effect/platform-node"
 import { Cause, Effect } from "effect"
 import { SERVICE_VERSION } from "../version.js"
 import { rootCommand } from "./commands/index.js"
+import { coloursOnTerminalsOnly } from "./colours.js"
 import { CliFailure } from "./errors.js"
 
 const EXIT_FAILURE = 1
@@ -19,6 +20,7 @@ const fail = (line: string | undefined, code: number) =>
   })
 
 run(process.argv).pipe(
+  coloursOnTerminalsOnly,
   Effect.catchIf(ValidationError.isValidationError, () => fail(undefined, EXIT_USAGE)),
   Effect.catchTag("CliFailure", (failure: CliFailure) => fail(`${failure.code}: ${failure.message}`, EXIT_FAILURE)),
   // A defect is a bug here, not the service's answer: still one line, never a stack on stdout.

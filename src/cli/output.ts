@@ -24,6 +24,16 @@ export const table = (headers: ReadonlyArray<string>, rows: ReadonlyArray<Readon
 export const printTable = (headers: ReadonlyArray<string>, rows: ReadonlyArray<ReadonlyArray<Cell>>) =>
   Console.log(rows.length === 0 ? "(none)" : table(headers, rows))
 
+/** A page of a listing: its rows, then which of all they are; an empty page says there is nothing (there or at all). */
+export const printPage = (
+  headers: ReadonlyArray<string>,
+  rows: ReadonlyArray<ReadonlyArray<Cell>>,
+  page: { readonly offset: number; readonly total: number; readonly noun: string }
+) => {
+  if (rows.length > 0) return Console.log(`${table(headers, rows)}\n${page.offset + 1}-${page.offset + rows.length} of ${page.total}`)
+  return Console.log(page.total === 0 ? `no ${page.noun}` : `no ${page.noun} past the first ${page.offset} (${page.total} in all)`)
+}
+
 /** `key: value` lines for one record. */
 export const printRecord = (record: Readonly<Record<string, unknown>>) =>
   Console.log(

@@ -29,7 +29,7 @@ export const runCli = (args: ReadonlyArray<string>, options: { readonly env?: Re
       const timer = setTimeout(() => {
         child.kill("SIGKILL")
         reject(new Error(`memory-service ${args.join(" ")} did not finish\n${stdout}\n${stderr}`))
-      }, options.timeoutMs ?? 20_000)
+      }, options.timeoutMs ?? 60_000)
       child.on("exit", (code) => {
         clearTimeout(timer)
         resolve({ code, stdout, stderr })

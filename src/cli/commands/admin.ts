@@ -4,7 +4,7 @@ import { RequestLogQuery } from "../../api/AdminApi.js"
 import { withClient } from "../client.js"
 import { request } from "../decode.js"
 import { dataOptions, optionalField, optionalInteger } from "../options.js"
-import { printAs, printRecord, printTable } from "../output.js"
+import { printAs, printPage, printRecord, printTable } from "../output.js"
 
 export const statsCommand = Command.make("stats", dataOptions, ({ json, ...connection }) =>
   withClient(connection, (client) => client.admin.stats()).pipe(
@@ -38,12 +38,10 @@ export const requestsCommand = Command.make(
       })
       const page = yield* withClient(connection, (client) => client.admin.requests({ urlParams }))
       yield* printAs(json, page, (p) =>
-        Effect.zipRight(
-          printTable(
-            ["TIME", "METHOD", "ROUTE", "STATUS", "MS", "KEY", "REQUEST"],
-            p.requests.map((r) => [r.created_at, r.method, r.route, r.status_code, r.latency_ms.toFixed(1), r.key_name, r.request_id])
-          ),
-          Console.log(`${p.requests.length} of ${p.total}`)
+        printPage(
+          ["TIME", "METHOD", "ROUTE", "STATUS", "MS", "KEY", "REQUEST"],
+          p.requests.map((r) => [r.created_at, r.method, r.route, r.status_code, r.latency_ms.toFixed(1), r.key_name, r.request_id]),
+          { offset: p.offset, total: p.total, noun: "requests" }
         ))
     })
 ).pipe(Command.withDescription("The request log, newest first"))

@@ -1,10 +1,10 @@
 import { Command, Options } from "@effect/cli"
-import { Console, Effect, Option } from "effect"
+import { Effect, Option } from "effect"
 import { ListEventsQuery } from "../../api/EventsApi.js"
 import { withClient } from "../client.js"
 import { request } from "../decode.js"
 import { optionalField, optionalInteger, userOptions } from "../options.js"
-import { CONTENT_WIDTH, printAs, printTable, truncate } from "../output.js"
+import { CONTENT_WIDTH, printAs, printPage, truncate } from "../output.js"
 
 export const eventsCommand = Command.make(
   "events",
@@ -24,9 +24,10 @@ export const eventsCommand = Command.make(
       })
       const page = yield* withClient(connection, (client) => client.events.list({ urlParams }))
       yield* printAs(json, page, (p) =>
-        Effect.zipRight(
-          printTable(["TIME", "TYPE", "MEMORY", "REASON"], p.events.map((e) => [e.ts, e.type, e.memory_id, truncate(e.reason ?? "", CONTENT_WIDTH)])),
-          Console.log(`${p.events.length} of ${p.total}`)
-        ))
+        printPage(["TIME", "TYPE", "MEMORY", "REASON"], p.events.map((e) => [e.ts, e.type, e.memory_id, truncate(e.reason ?? "", CONTENT_WIDTH)]), {
+          offset: p.offset,
+          total: p.total,
+          noun: "events"
+        }))
     })
 ).pipe(Command.withDescription("The audit log of a user, newest first"))

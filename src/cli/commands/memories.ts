@@ -4,7 +4,7 @@ import { ListMemoriesQuery, type Memory, UpdateMemoryRequest } from "../../api/M
 import { withClient } from "../client.js"
 import { request } from "../decode.js"
 import { memoryId, optionalField, optionalInteger, scopedOptions, scopeFields, userOptions } from "../options.js"
-import { CONTENT_WIDTH, printAs, printRecord, printTable, truncate } from "../output.js"
+import { CONTENT_WIDTH, printAs, printPage, printRecord, truncate } from "../output.js"
 
 const memoryRows = (memories: ReadonlyArray<Memory>) =>
   memories.map((m) => [m.id, m.kind, m.status, m.occurred_at, truncate(m.content, CONTENT_WIDTH)])
@@ -32,11 +32,7 @@ export const listCommand = Command.make(
         ...optionalField("offset", asQuery(offset))
       })
       const page = yield* withClient(connection, (client) => client.memories.list({ urlParams }))
-      yield* printAs(json, page, (p) =>
-        Effect.zipRight(
-          printTable(MEMORY_HEADERS, memoryRows(p.memories)),
-          Console.log(`${p.offset + 1}-${p.offset + p.memories.length} of ${p.total}`)
-        ))
+      yield* printAs(json, page, (p) => printPage(MEMORY_HEADERS, memoryRows(p.memories), { offset: p.offset, total: p.total, noun: "memories" }))
     })
 ).pipe(Command.withDescription("Current memories of a user, oldest first"))
 
