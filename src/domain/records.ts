@@ -38,6 +38,12 @@ export interface ScopeFilter {
 /** The scope keys a turn or fact is stamped with when it is written. */
 export type TurnScope = ScopeFilter
 
+/** No scope key set: a request that does not narrow, or a change that is not one scope's (a whole user's, a profile's). */
+export const UNSCOPED: ScopeFilter = { agent_id: null, run_id: null, project_id: null }
+
+/** A row's own scope stamps. */
+export const scopeOf = (row: ScopeFilter): ScopeFilter => ({ agent_id: row.agent_id, run_id: row.run_id, project_id: row.project_id })
+
 /** A fact stamped with another value than the requested scope is outside it; an unstamped one is inside. */
 export const inScope = (row: ScopeFilter, scope: ScopeFilter) =>
   (["agent_id", "run_id", "project_id"] as const).every((key) => scope[key] === null || row[key] === null || row[key] === scope[key])
@@ -108,6 +114,8 @@ export interface NewEvent {
   readonly sessionId: string | null
   readonly reason: string
   readonly details: Record<string, unknown>
+  /** The scope of the write that caused it: the memory's stamps, or none for a change of a whole user. */
+  readonly scope: ScopeFilter
 }
 
 export interface EventRow {
@@ -118,6 +126,9 @@ export interface EventRow {
   readonly session_id: string | null
   readonly reason: string | null
   readonly details: string
+  readonly agent_id: string | null
+  readonly run_id: string | null
+  readonly project_id: string | null
 }
 
 /** The embedding model and dimension of a store's vectors; none before its first vector. */

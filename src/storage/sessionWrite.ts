@@ -83,7 +83,8 @@ export const settleSession = (
         memoryId: current.fact_id,
         sessionId,
         reason: decision.reason,
-        details: { action: "duplicate_merge", status: current.status, statement: fact.statement }
+        details: { action: "duplicate_merge", status: current.status, statement: fact.statement },
+        scope: write.scope
       })
       facts.push({ factId: current.fact_id, replaced: null, merged: true })
       continue
@@ -120,7 +121,8 @@ export const settleSession = (
       memoryId: factId,
       sessionId,
       reason: `extracted from session ${sessionId}`,
-      details: { action: "extract", status: "active", kind: fact.kind }
+      details: { action: "extract", status: "active", kind: fact.kind },
+      scope: write.scope
     })
     if (decision.action === "add" || current === undefined) {
       facts.push({ factId, replaced: null, merged: false })
@@ -134,7 +136,8 @@ export const settleSession = (
       memoryId: current.fact_id,
       sessionId,
       reason: decision.reason,
-      details: { action: decision.action, status: "superseded", new_memory_id: factId, superseded_id: current.fact_id, valid_until: validUntil }
+      details: { action: decision.action, status: "superseded", new_memory_id: factId, superseded_id: current.fact_id, valid_until: validUntil },
+      scope: write.scope
     })
     facts.push({ factId, replaced: current.fact_id, merged: false })
   }
