@@ -44,6 +44,16 @@ export const UNSCOPED: ScopeFilter = { agent_id: null, run_id: null, project_id:
 /** A row's own scope stamps. */
 export const scopeOf = (row: ScopeFilter): ScopeFilter => ({ agent_id: row.agent_id, run_id: row.run_id, project_id: row.project_id })
 
+/**
+ * The scope of a write's change to an existing row: the write's keys, and the row's stamps where
+ * the write sets none, so that the change shows only where both the write and the row are visible.
+ */
+export const changeScope = (write: ScopeFilter, row: ScopeFilter): ScopeFilter => ({
+  agent_id: write.agent_id ?? row.agent_id,
+  run_id: write.run_id ?? row.run_id,
+  project_id: write.project_id ?? row.project_id
+})
+
 /** A fact stamped with another value than the requested scope is outside it; an unstamped one is inside. */
 export const inScope = (row: ScopeFilter, scope: ScopeFilter) =>
   (["agent_id", "run_id", "project_id"] as const).every((key) => scope[key] === null || row[key] === null || row[key] === scope[key])
@@ -114,7 +124,11 @@ export interface NewEvent {
   readonly sessionId: string | null
   readonly reason: string
   readonly details: Record<string, unknown>
-  /** The scope of the write that caused it: the memory's stamps, or none for a change of a whole user. */
+  /**
+   * The scope of the write that caused it: a new memory's stamps; for a change to an existing
+   * memory, with that memory's stamps where the write sets none (`changeScope`); none for a change
+   * of a whole user or an entity's profile.
+   */
   readonly scope: ScopeFilter
 }
 

@@ -1,6 +1,6 @@
 import type { CleanFact, Decision } from "../domain/facts.js"
 import { newFactId, spanId } from "../domain/ids.js"
-import type { FactRow, NewEvent, NewFact, Replacement, TurnScope } from "../domain/records.js"
+import { changeScope, type FactRow, type NewEvent, type NewFact, type Replacement, type TurnScope } from "../domain/records.js"
 import type { AuditContext } from "../domain/audit.js"
 
 /** A fact to write and what to do with it (the decision's reason goes into the audit event); its vector when there is an embedder. */
@@ -84,7 +84,7 @@ export const settleSession = (
         sessionId,
         reason: decision.reason,
         details: { action: "duplicate_merge", status: current.status, statement: fact.statement },
-        scope: write.scope
+        scope: changeScope(write.scope, current)
       })
       facts.push({ factId: current.fact_id, replaced: null, merged: true })
       continue
@@ -137,7 +137,7 @@ export const settleSession = (
       sessionId,
       reason: decision.reason,
       details: { action: decision.action, status: "superseded", new_memory_id: factId, superseded_id: current.fact_id, valid_until: validUntil },
-      scope: write.scope
+      scope: changeScope(write.scope, current)
     })
     facts.push({ factId, replaced: current.fact_id, merged: false })
   }

@@ -100,6 +100,25 @@ export const writesContract = (backend: StorageBackend) =>
         expect(page.rows.map((event) => event.session_id)).toEqual(["s2"])
       })))
 
+    it.effect("a change to an existing memory carries the write's scope and the memory's stamps where the write sets none", () =>
+      run(Effect.gen(function*() {
+        const store = yield* UserStore
+        const agent = yield* writeSession("alice", session("s1", ["I adopted a beagle"], [add(fact("Alice adopted a beagle"))], { scope: { ...NO_SCOPE, agent_id: "a2" } }))
+        const open = yield* writeSession("alice", session("s2", ["I live in Lyon"], [add(fact("Alice lives in Lyon"))]))
+        yield* writeSession("alice", session("s3", ["I adopted a beagle", "I live in Porto"], [
+          replacing(fact("Alice adopted a beagle"), yield* stored("alice", agent.facts[0]!.factId), "duplicate"),
+          replacing(fact("Alice lives in Porto", { turns: [2] }), yield* stored("alice", open.facts[0]!.factId))
+        ], { scope: { ...NO_SCOPE, run_id: "r2" } }))
+        const changes = (scope: typeof NO_SCOPE) =>
+          Effect.map(store.events("alice", { type: "memory_supersede", scope, offset: 0, limit: 10 }), (page) =>
+            page.rows.map((event) => [event.memory_id, event.agent_id, event.run_id, event.project_id]))
+        const merged = [agent.facts[0]!.factId, "a2", "r2", null]
+        const superseded = [open.facts[0]!.factId, null, "r2", null]
+        expect(yield* changes(NO_SCOPE)).toEqual([superseded, merged])
+        expect(yield* changes({ ...NO_SCOPE, agent_id: "a3", run_id: "r2" })).toEqual([superseded])
+        expect(yield* changes({ ...NO_SCOPE, run_id: "r3" })).toEqual([])
+      })))
+
     it.effect("the events given with a session are written after its facts' events", () =>
       run(Effect.gen(function*() {
         const store = yield* UserStore
