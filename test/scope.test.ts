@@ -64,7 +64,10 @@ const requiredValue = (name: string, memoryId: string): unknown => {
     question: "Which dog did Alice adopt?",
     content: "Alice adopted a poodle.",
     messages: conversation,
-    sessions: [{ messages: conversation }]
+    sessions: [{ messages: conversation }],
+    job_id: "job_unknown",
+    key_id: "key_unknown",
+    name: "scoped-key"
   }
   if (!(name in values)) throw new Error(`no value for the required input ${name}: give it one here`)
   return values[name]
@@ -160,6 +163,32 @@ describe("scope keys on every route", () => {
         }
       }
       expect(outcomes.length).toBeGreaterThanOrEqual(3 * 16)
+    }), 120_000)
+
+  it.scoped("a scope key in the query string of an operation that does not take it there is refused with 501, after authentication, and changes nothing", () =>
+    Effect.gen(function*() {
+      const { baseUrl, memory } = yield* scopedMemory
+      const document = (yield* rawFetch(`${baseUrl}/openapi.json`)).body as OpenApiDocument
+      const before = yield* get(`${baseUrl}/v1/memories/${memory.id}?user_id=alice`)
+      const eventsBefore = yield* eventsOf(baseUrl)
+      const refused: Array<string> = []
+      for (const operation of operationsOf(document).filter((candidate) => candidate.secured)) {
+        const inQuery = new Set(scopeInputs(document, operation).filter(({ location }) => location === "query").map(({ key }) => key))
+        for (const key of SCOPE_KEYS.filter((candidate) => !inQuery.has(candidate))) {
+          const label = `${operation.id} with ${key} in its query`
+          const sent = request(document, operation, memory.id, { key, location: "query", value: STAMPED[key] })
+          const response = yield* rawFetch(`${baseUrl}${sent.url}`, sent.init)
+          expect(response.status, `${label}: ${response.text}`).toBe(501)
+          expect(response.body, label).toMatchObject({ code: "not_implemented", details: { scope_keys: [key] } })
+          expect((response.body as { message: string }).message, label).toContain(key)
+          refused.push(label)
+        }
+      }
+      expect(refused).toEqual(expect.arrayContaining(["POST /v1/search with agent_id in its query", "GET /v1/jobs/{job_id} with project_id in its query"]))
+      expect((yield* get(`${baseUrl}/v1/memories/${memory.id}?user_id=alice`)).body).toEqual(before.body)
+      expect(yield* eventsOf(baseUrl)).toEqual(eventsBefore)
+      // Authentication comes first: without a key the answer is 401.
+      expect((yield* rawFetch(`${baseUrl}/v1/jobs/job_unknown?agent_id=a1`)).status).toBe(401)
     }), 120_000)
 })
 

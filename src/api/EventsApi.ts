@@ -2,6 +2,7 @@ import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "@effect/platform"
 import { Schema } from "effect"
 import { ChangeEvent } from "../domain/webhooks.js"
 import { Authentication } from "./Authentication.js"
+import { ScopeKeysInQuery } from "./ScopeKeysInQuery.js"
 import { InvalidScopeWire, StoreUnavailableWire } from "./errors.js"
 import { ScopeQuery } from "./MemoriesApi.js"
 import { pagingParams } from "./validation.js"
@@ -30,4 +31,5 @@ export class EventsApi extends HttpApiGroup.make("events")
       .addError(StoreUnavailableWire)
       .annotate(OpenApi.Summary, "The audit log: every memory add, supersede and delete with its reason, newest first")
   )
+  .middleware(ScopeKeysInQuery)
   .middleware(Authentication) {}

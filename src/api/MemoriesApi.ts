@@ -1,6 +1,7 @@
 import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "@effect/platform"
 import { JSONSchema, Schema } from "effect"
 import { Authentication } from "./Authentication.js"
+import { ScopeKeysInQuery } from "./ScopeKeysInQuery.js"
 import {
   ConfigInvalidWire,
   ConflictWire,
@@ -267,4 +268,5 @@ export class MemoriesApi extends HttpApiGroup.make("memories")
         "All of a user's memories: archived by default (one audit event); purge=true erases the user's store directory, only when SERVICE_ALLOW_PURGE is on. Jobs, keys and the request log stay in the control plane. Scope keys are refused (501): this acts on the whole user."
       )
   )
+  .middleware(ScopeKeysInQuery)
   .middleware(Authentication) {}

@@ -54,9 +54,12 @@ export const changeScope = (write: ScopeFilter, row: ScopeFilter): ScopeFilter =
   project_id: write.project_id ?? row.project_id
 })
 
+/** The keys that narrow a request's scope below its user. */
+export const SCOPE_KEYS = ["agent_id", "run_id", "project_id"] as const
+
 /** A fact stamped with another value than the requested scope is outside it; an unstamped one is inside. */
 export const inScope = (row: ScopeFilter, scope: ScopeFilter) =>
-  (["agent_id", "run_id", "project_id"] as const).every((key) => scope[key] === null || row[key] === null || row[key] === scope[key])
+  SCOPE_KEYS.every((key) => scope[key] === null || row[key] === null || row[key] === scope[key])
 
 /** A raw conversation turn, with its session's time. */
 export interface TurnRow {
