@@ -44,14 +44,11 @@ export const UNSCOPED: ScopeFilter = { agent_id: null, run_id: null, project_id:
 /** A row's own scope stamps. */
 export const scopeOf = (row: ScopeFilter): ScopeFilter => ({ agent_id: row.agent_id, run_id: row.run_id, project_id: row.project_id })
 
-/**
- * The scope of a write's change to an existing row: the write's keys, and the row's stamps where
- * the write sets none, so that the change shows only where both the write and the row are visible.
- */
-export const changeScope = (write: ScopeFilter, row: ScopeFilter): ScopeFilter => ({
-  agent_id: write.agent_id ?? row.agent_id,
-  run_id: write.run_id ?? row.run_id,
-  project_id: write.project_id ?? row.project_id
+/** `scope`'s keys, and `fallback`'s where `scope` sets none: visible only where both are. */
+export const scopeOrElse = (scope: ScopeFilter, fallback: ScopeFilter): ScopeFilter => ({
+  agent_id: scope.agent_id ?? fallback.agent_id,
+  run_id: scope.run_id ?? fallback.run_id,
+  project_id: scope.project_id ?? fallback.project_id
 })
 
 /** The keys that narrow a request's scope below its user. */
@@ -129,7 +126,7 @@ export interface NewEvent {
   readonly details: Record<string, unknown>
   /**
    * The scope of the write that caused it: a new memory's stamps; for a change to an existing
-   * memory, with that memory's stamps where the write sets none (`changeScope`); none for a change
+   * memory, with that memory's stamps where the write sets none (`scopeOrElse`); none for a change
    * of a whole user or an entity's profile.
    */
   readonly scope: ScopeFilter

@@ -7,7 +7,10 @@ import { matchRoute } from "./routes.js"
 
 /** The keys an input of a route declares. */
 const declaredKeys = (schema: Option.Option<Schema.Schema.Any>): ReadonlySet<PropertyKey> =>
-  new Set(Option.match(schema, { onNone: () => [], onSome: (input) => SchemaAST.getPropertySignatures(SchemaAST.encodedAST(input.ast)).map((property) => property.name) }))
+  new Set(Option.match(schema, {
+    onNone: () => [],
+    onSome: (input) => SchemaAST.getPropertySignatures(SchemaAST.encodedAST(input.ast)).map((property) => property.name)
+  }))
 
 export const ScopeKeysInQueryLive = Layer.succeed(
   ScopeKeysInQuery,

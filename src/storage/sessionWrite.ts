@@ -1,6 +1,6 @@
 import type { CleanFact, Decision } from "../domain/facts.js"
 import { newFactId, spanId } from "../domain/ids.js"
-import { changeScope, type FactRow, type NewEvent, type NewFact, type Replacement, type TurnScope } from "../domain/records.js"
+import { type FactRow, type NewEvent, type NewFact, type Replacement, scopeOrElse, type TurnScope } from "../domain/records.js"
 import type { AuditContext } from "../domain/audit.js"
 
 /** A fact to write and what to do with it (the decision's reason goes into the audit event); its vector when there is an embedder. */
@@ -53,7 +53,8 @@ export const planTargets = (write: SessionWrite) =>
  * What a session's plans come to, given where its turns start and the targets as the write sees
  * them: each planned fact added, merged into the fact that already says it, or replacing an older
  * version. A planned replacement whose target changed meanwhile, or was replaced by an earlier
- * plan of the session, becomes an add.
+ * plan of the session, becomes an add. The event of a change to an existing memory carries the
+ * session's scope and the memory's stamps where the session sets none: it shows where both do.
  */
 export const settleSession = (
   write: SessionWrite,
@@ -84,7 +85,7 @@ export const settleSession = (
         sessionId,
         reason: decision.reason,
         details: { action: "duplicate_merge", status: current.status, statement: fact.statement },
-        scope: changeScope(write.scope, current)
+        scope: scopeOrElse(write.scope, current)
       })
       facts.push({ factId: current.fact_id, replaced: null, merged: true })
       continue
@@ -137,7 +138,7 @@ export const settleSession = (
       sessionId,
       reason: decision.reason,
       details: { action: decision.action, status: "superseded", new_memory_id: factId, superseded_id: current.fact_id, valid_until: validUntil },
-      scope: changeScope(write.scope, current)
+      scope: scopeOrElse(write.scope, current)
     })
     facts.push({ factId, replaced: current.fact_id, merged: false })
   }

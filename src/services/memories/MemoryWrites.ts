@@ -17,6 +17,7 @@ import { embedForWrite, embeddingModel } from "../ingest/embedWrites.js"
 import { Webhooks } from "../webhooks/Webhooks.js"
 import { extractFacts } from "../ingest/Extractor.js"
 import {
+  type CombinedScope,
   combinedScope,
   memoryNotFound,
   narrows,
@@ -102,7 +103,7 @@ export class MemoryWrites extends Effect.Service<MemoryWrites>()("Memory/MemoryW
       })
 
     /** The memory a correction targets, if it can be corrected: current, and within the request's scope. */
-    const correctable = (old: FactRow | undefined, memoryId: string, scope: ReturnType<typeof combinedScope>) => {
+    const correctable = (old: FactRow | undefined, memoryId: string, scope: CombinedScope) => {
       if (old === undefined || old.status === "archived" || !scope.admits(old)) return Effect.fail(memoryNotFound(memoryId))
       if (old.status !== "active") {
         return Effect.fail(

@@ -2,7 +2,7 @@ import { Clock, Effect, Either } from "effect"
 import { IngestFailed, NotFound } from "../../api/errors.js"
 import { Memory } from "../../api/MemoriesApi.js"
 import { parseSessionTime } from "../../domain/sessionTime.js"
-import { factMetadata, type FactRow, inScope, type ScopeFilter } from "../../domain/records.js"
+import { factMetadata, type FactRow, inScope, SCOPE_KEYS, type ScopeFilter, scopeOrElse } from "../../domain/records.js"
 
 /** The scope keys of a request, as its body or query gives them. */
 export interface ScopeKeys {
@@ -23,22 +23,23 @@ export const scopeFilter = (params: ScopeKeys): ScopeFilter => ({
 })
 
 /** Whether a request sets any scope key, i.e. narrows at all. */
-export const narrows = (scope: ScopeFilter) => scope.agent_id !== null || scope.run_id !== null || scope.project_id !== null
+export const narrows = (scope: ScopeFilter) => SCOPE_KEYS.some((key) => scope[key] !== null)
+
+export interface CombinedScope {
+  readonly admits: (row: ScopeFilter) => boolean
+  readonly filter: ScopeFilter
+}
 
 /**
  * Scope keys given in two places (PATCH's body and query): each narrows, so a row must be within
  * both. Where both set a key, the body's is the one the store checks again inside its write
  * (stamps never change, so the check made here holds there).
  */
-export const combinedScope = (body: ScopeKeys, query: ScopeKeys) => {
+export const combinedScope = (body: ScopeKeys, query: ScopeKeys): CombinedScope => {
   const scopes = [scopeFilter(body), scopeFilter(query)] as const
   return {
     admits: (row: ScopeFilter) => scopes.every((scope) => inScope(row, scope)),
-    filter: {
-      agent_id: scopes[0].agent_id ?? scopes[1].agent_id,
-      run_id: scopes[0].run_id ?? scopes[1].run_id,
-      project_id: scopes[0].project_id ?? scopes[1].project_id
-    }
+    filter: scopeOrElse(...scopes)
   }
 }
 
