@@ -3,6 +3,7 @@ import { Effect } from "effect"
 import { dereference, type JsonSchema, type OpenApiDocument, type Operation, operationsOf } from "../scripts/reliability/openapiDocument.js"
 import { llmEnv, providerStub } from "./support/llm.js"
 import { authHeaders, rawFetch, sendJson, startServer } from "./support/server.js"
+import { eventually, startReceiver } from "./support/webhookReceiver.js"
 
 const SCOPE_KEYS = ["agent_id", "run_id", "project_id"] as const
 type ScopeKey = typeof SCOPE_KEYS[number]
@@ -288,5 +289,26 @@ describe("GET /v1/events", () => {
       const deletes = (yield* get(`${baseUrl}/v1/events?user_id=alice&agent_id=a1&type=memory_delete`)).body as { events: Array<Event>; total: number }
       expect(deletes.total).toBe(1)
       expect(deletes.events[0]).toMatchObject({ memory_id: memory.id, ...STAMPED })
+    }), 60_000)
+})
+
+describe("webhooks", () => {
+  it.scopedLive("deliver each event with the scope /v1/events shows it with: one view for both", () =>
+    Effect.gen(function*() {
+      const receiver = yield* startReceiver("whsec-scope-7e1a")
+      const { baseUrl } = yield* startServer({ SERVICE_WEBHOOK_URL: receiver.url, SERVICE_WEBHOOK_SECRET: "whsec-scope-7e1a" })
+      const stored = yield* sendJson(`${baseUrl}/v1/memories`, {
+        user_id: "alice",
+        ...STAMPED,
+        infer: false,
+        async_mode: false,
+        messages: [{ role: "user", content: "I adopted a beagle." }]
+      })
+      expect(stored.status).toBe(200)
+      yield* eventually("the ingest's change", () => receiver.deliveries.length > 0)
+      const [listed] = yield* eventsOf(baseUrl)
+      const { attempt: _attempt, delivery_id: _delivery, ...delivered } = receiver.deliveries[0]!.json
+      expect(listed).toMatchObject(STAMPED)
+      expect(delivered).toEqual(listed)
     }), 60_000)
 })
