@@ -60,6 +60,7 @@ export default defineConfig({
       "test/requestLog.test.ts",
       "test/reembedding.test.ts",
       "test/retrieval.test.ts",
+      "test/scope.test.ts",
       "test/security.test.ts",
       "test/updateMemory.test.ts",
       "test/usage.test.ts",

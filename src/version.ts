@@ -2,4 +2,4 @@
 export const SERVICE_VERSION = "0.1.0"
 
 /** Version of the per-user store schema this build reads and writes. */
-export const STORE_SCHEMA_VERSION = 6
+export const STORE_SCHEMA_VERSION = 7

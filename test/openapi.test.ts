@@ -40,11 +40,11 @@ describe("OpenAPI and /docs", () => {
         "/v1/usage"
       ])
       const getJob = document.paths["/v1/jobs/{job_id}"]!.get!
-      expect(Object.keys(getJob.responses).sort()).toEqual(["200", "401", "404", "413", "422", "500", "503"])
+      expect(Object.keys(getJob.responses).sort()).toEqual(["200", "401", "404", "413", "422", "500", "501", "503"])
       expect(getJob.security).toEqual([{ bearer: [] }, { apiKey: [] }])
       expect(document.paths["/health"]!.get!.security).toEqual([])
       const add = document.paths["/v1/memories"]!.post!
-      expect(Object.keys(add.responses).sort()).toEqual(["200", "202", "400", "401", "413", "422", "500", "503"])
+      expect(Object.keys(add.responses).sort()).toEqual(["200", "202", "400", "401", "413", "422", "500", "501", "503"])
       expect(JSON.stringify(add.responses["400"])).toContain("InvalidScope")
       expect(JSON.stringify(add.responses["400"])).toContain("ProviderRateLimited")
       expect(Object.keys(document.paths["/v1/answer"]!.post!.responses)).toContain("503")

@@ -72,3 +72,20 @@ describe("a store written before forgetting reached the turns", () => {
       }))
     }))
 })
+
+describe("a store written before events carried scope", () => {
+  it.effect("reads its events as unstamped, visible to every scope", () =>
+    Effect.gen(function*() {
+      const filename = NodePath.join(tempDataRoot(), "store.db")
+      yield* Effect.scoped(Effect.gen(function*() {
+        const sql = yield* open(filename, migrationsUpTo(userStoreMigrations, 6), 6)
+        yield* sql`INSERT INTO events (event_id, ts, type, reason) VALUES ('trace_old', 'now', 'memory_add', 'stored before')`
+      }))
+      yield* Effect.scoped(Effect.gen(function*() {
+        const sql = yield* open(filename, userStoreMigrations, STORE_SCHEMA_VERSION)
+        expect(yield* sql`SELECT event_id, agent_id, run_id, project_id FROM events`).toEqual([
+          { event_id: "trace_old", agent_id: null, run_id: null, project_id: null }
+        ])
+      }))
+    }))
+})

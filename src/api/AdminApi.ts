@@ -1,6 +1,7 @@
 import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "@effect/platform"
 import { Schema } from "effect"
 import { Authentication } from "./Authentication.js"
+import { ScopeKeysInQuery } from "./ScopeKeysInQuery.js"
 import { NotFoundWire, StoreUnavailableWire } from "./errors.js"
 import { pagingParams, QueryBoolean } from "./validation.js"
 
@@ -141,5 +142,6 @@ export class AdminApi extends HttpApiGroup.make("admin")
       .annotate(OpenApi.Summary, "Disk and workload shape: users, store sizes, jobs by status, memories by status, open stores")
   )
   .addError(StoreUnavailableWire)
+  .middleware(ScopeKeysInQuery)
   .middleware(Authentication) {}
 

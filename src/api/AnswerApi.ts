@@ -1,6 +1,7 @@
 import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "@effect/platform"
 import { Schema } from "effect"
 import { Authentication } from "./Authentication.js"
+import { ScopeKeysInQuery } from "./ScopeKeysInQuery.js"
 import { InvalidScopeWire, ProviderFailureWire, ServiceUnavailableWire, StoreUnavailableWire } from "./errors.js"
 import { ScopeFields } from "./MemoriesApi.js"
 import { JobStarted } from "./JobsApi.js"
@@ -53,4 +54,5 @@ export class AnswerApi extends HttpApiGroup.make("answer")
         "Answer a question from a user's memory with the configured LLM: a planner searches the memory step by step (up to max_steps), then a reader answers only from the evidence gathered, with citations. Sync by default; async_mode answers 202 with an answer job. No LLM configured → 503 service_unavailable."
       )
   )
+  .middleware(ScopeKeysInQuery)
   .middleware(Authentication) {}

@@ -1,21 +1,16 @@
 import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "@effect/platform"
 import { Schema } from "effect"
+import { ChangeEvent } from "../domain/webhooks.js"
 import { Authentication } from "./Authentication.js"
+import { ScopeKeysInQuery } from "./ScopeKeysInQuery.js"
 import { InvalidScopeWire, StoreUnavailableWire } from "./errors.js"
 import { ScopeQuery } from "./MemoriesApi.js"
 import { pagingParams } from "./validation.js"
 
+/** The change view webhooks deliver, its type one of the three the log records. */
 export class MemoryEvent extends Schema.Class<MemoryEvent>("MemoryEvent")({
-  event_id: Schema.String,
-  ts: Schema.String,
-  user_id: Schema.String,
-  agent_id: Schema.Null,
-  run_id: Schema.Null,
-  type: Schema.Literal("memory_add", "memory_supersede", "memory_delete"),
-  memory_id: Schema.NullOr(Schema.String),
-  session_id: Schema.NullOr(Schema.String),
-  reason: Schema.NullOr(Schema.String),
-  details: Schema.Record({ key: Schema.String, value: Schema.Unknown })
+  ...ChangeEvent.fields,
+  type: Schema.Literal("memory_add", "memory_supersede", "memory_delete")
 }) {}
 
 export class EventList extends Schema.Class<EventList>("EventList")({
@@ -36,4 +31,5 @@ export class EventsApi extends HttpApiGroup.make("events")
       .addError(StoreUnavailableWire)
       .annotate(OpenApi.Summary, "The audit log: every memory add, supersede and delete with its reason, newest first")
   )
+  .middleware(ScopeKeysInQuery)
   .middleware(Authentication) {}

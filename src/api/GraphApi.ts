@@ -1,6 +1,7 @@
 import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "@effect/platform"
 import { Schema } from "effect"
 import { Authentication } from "./Authentication.js"
+import { ScopeKeysInQuery } from "./ScopeKeysInQuery.js"
 import { EvidenceCard, FactCard } from "./cards.js"
 import { InvalidScopeWire, StoreUnavailableWire } from "./errors.js"
 import { ScopeFields, ScopeQuery } from "./MemoriesApi.js"
@@ -157,4 +158,5 @@ export class GraphApi extends HttpApiGroup.make("graph")
         "Search (no LLM call) narrowed by filters: entity (a linked entity's name contains it, case and accents ignored), session_id (the source session), min_confidence (raw turns have none and are left out when it is set), occurred_from / occurred_to (inclusive, on the date of occurred_start, else session_time, at the coarser of the two precisions). top_k is capped at 50; total_candidates counts the matches before the cut. Scope keys narrow."
       )
   )
+  .middleware(ScopeKeysInQuery)
   .middleware(Authentication) {}

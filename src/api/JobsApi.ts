@@ -1,6 +1,7 @@
 import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "@effect/platform"
 import { Schema } from "effect"
 import { Authentication } from "./Authentication.js"
+import { ScopeKeysInQuery } from "./ScopeKeysInQuery.js"
 import { NotFoundWire, StoreUnavailableWire } from "./errors.js"
 
 export const JobStatus = Schema.Literal("pending", "running", "succeeded", "failed")
@@ -35,4 +36,5 @@ export class JobsApi extends HttpApiGroup.make("jobs")
       .annotate(OpenApi.Summary, "Status of an asynchronous job; found across restarts until pruned by retention")
       .addError(StoreUnavailableWire)
   )
+  .middleware(ScopeKeysInQuery)
   .middleware(Authentication) {}

@@ -1,6 +1,7 @@
 import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "@effect/platform"
 import { Schema } from "effect"
 import { Authentication } from "./Authentication.js"
+import { ScopeKeysInQuery } from "./ScopeKeysInQuery.js"
 import { InvalidScopeWire, NotImplementedWire, ProviderFailureWire, ServiceUnavailableWire, StoreUnavailableWire } from "./errors.js"
 import { ScopeFields } from "./MemoriesApi.js"
 import { JobStarted } from "./JobsApi.js"
@@ -90,4 +91,5 @@ export class MaintenanceApi extends HttpApiGroup.make("maintenance")
         "Embed every fact and turn of a user (or of every user, without user_id) that lacks a vector of the configured embedding model and dimension, batch_size rows per provider request, each batch stored in its own transaction. A store whose vectors are of another model or dimension is re-embedded in full: the new vectors are staged while the old ones keep serving, and replace them in one transaction once every row has one. A run already going for a user answers 200 status already_running; the soft deadline stops between batches with cancelled true; remaining says what is left, and repeated calls bring it to 0. Without an embedding provider, 503 service_unavailable. Sync by default; async (or async_mode) answers 202 with an embed job."
       )
   )
+  .middleware(ScopeKeysInQuery)
   .middleware(Authentication) {}

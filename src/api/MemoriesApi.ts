@@ -1,6 +1,7 @@
 import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "@effect/platform"
 import { JSONSchema, Schema } from "effect"
 import { Authentication } from "./Authentication.js"
+import { ScopeKeysInQuery } from "./ScopeKeysInQuery.js"
 import {
   ConfigInvalidWire,
   ConflictWire,
@@ -22,23 +23,30 @@ export const Message = Schema.Struct({
   content: Schema.String
 }).annotations(forbidExtra)
 
-const scopeKey = Schema.optional(Schema.NullOr(Schema.String.pipe(Schema.maxLength(128))))
+const scopeKeyDescription = (key: string) =>
+  `Scope key: narrows to what is stamped with this ${key} or with none ("" means unset), so a memory stamped with another is 404, left out and never changed; a write stamps it on what it stores. Routes acting on a whole user or on entity profiles refuse it (501 not_implemented). See docs/scope.md.`
+
+const scopeKeyValue = Schema.String.pipe(Schema.maxLength(128))
+const scopeKey = (key: string) => Schema.optional(Schema.NullOr(scopeKeyValue).annotations({ description: scopeKeyDescription(key) }))
+const scopeKeyParam = (key: string) => Schema.optional(scopeKeyValue.annotations({ description: scopeKeyDescription(key) }))
 
 /** The scope every request carries: a user, optionally narrowed to an agent, run or project. */
 export const ScopeFields = {
   user_id: boundedString(1, 128),
-  agent_id: scopeKey,
-  run_id: scopeKey,
-  project_id: scopeKey
+  agent_id: scopeKey("agent_id"),
+  run_id: scopeKey("run_id"),
+  project_id: scopeKey("project_id")
+}
+
+/** The scope keys as query parameters, for a route whose body names the user. */
+export const ScopeKeysQuery = {
+  agent_id: scopeKeyParam("agent_id"),
+  run_id: scopeKeyParam("run_id"),
+  project_id: scopeKeyParam("project_id")
 }
 
 /** The scope as query parameters (GET and DELETE routes). */
-export const ScopeQuery = {
-  user_id: boundedString(1, 128),
-  agent_id: Schema.optional(Schema.String.pipe(Schema.maxLength(128))),
-  run_id: Schema.optional(Schema.String.pipe(Schema.maxLength(128))),
-  project_id: Schema.optional(Schema.String.pipe(Schema.maxLength(128)))
-}
+export const ScopeQuery = { user_id: boundedString(1, 128), ...ScopeKeysQuery }
 
 export const SessionTime = Schema.NullOr(Schema.Union(Schema.String, Schema.Number))
 
@@ -214,6 +222,7 @@ export class MemoriesApi extends HttpApiGroup.make("memories")
   .add(
     HttpApiEndpoint.patch("update", "/v1/memories/:memory_id")
       .setPath(Schema.Struct({ memory_id: Schema.String }))
+      .setUrlParams(Schema.Struct(ScopeKeysQuery))
       .setPayload(UpdateMemoryRequest)
       .addSuccess(UpdateResult)
       .addError(NotFoundWire)
@@ -227,7 +236,7 @@ export class MemoriesApi extends HttpApiGroup.make("memories")
       .annotate(OpenApi.Summary, "Correct a memory: a new version supersedes it, nothing is rewritten in place")
       .annotate(
         OpenApi.Description,
-        "Correct a memory by superseding it: with an LLM configured the content goes through extraction (the newest fact extracted is the new version, 422 when none is), otherwise it is stored verbatim; a new version is written and the old one closed with valid_until, linked by SUPERSEDES; nothing is rewritten in place. An archived target is 404, a superseded one 409."
+        "Correct a memory by superseding it: with an LLM configured the content goes through extraction (the newest fact extracted is the new version, 422 when none is), otherwise it is stored verbatim; a new version is written and the old one closed with valid_until, linked by SUPERSEDES; nothing is rewritten in place. An archived target is 404, a superseded one 409. Scope keys narrow, given in the body or in the query (or both: the memory must be within each); a memory stamped outside them is 404."
       )
   )
   .add(
@@ -235,13 +244,14 @@ export class MemoriesApi extends HttpApiGroup.make("memories")
       .setPath(Schema.Struct({ memory_id: Schema.String }))
       .setUrlParams(DeleteQuery)
       .addSuccess(DeleteResult)
+      .addError(NotFoundWire)
       .addError(ForbiddenWire)
       .addError(InvalidScopeWire)
       .addError(StoreUnavailableWire)
       .annotate(OpenApi.Summary, "Archive a memory, or erase it with purge=true")
       .annotate(
         OpenApi.Description,
-        "Archive a memory (idempotent; it leaves list, get, search and context, the record stays). purge=true erases it with its roles, edges and index rows, only when SERVICE_ALLOW_PURGE is on (else 403). An unknown id is 200 with deleted false."
+        "Archive a memory (idempotent; it leaves list, get, search and context, the record stays). purge=true erases it with its roles, edges and index rows, only when SERVICE_ALLOW_PURGE is on (else 403). An unknown id is 200 with deleted false. Scope keys narrow: with any of them set, a memory stamped outside the scope, or none by that id, is 404 and nothing changes."
       )
   )
   .add(
@@ -258,4 +268,5 @@ export class MemoriesApi extends HttpApiGroup.make("memories")
         "All of a user's memories: archived by default (one audit event); purge=true erases the user's store directory, only when SERVICE_ALLOW_PURGE is on. Jobs, keys and the request log stay in the control plane. Scope keys are refused (501): this acts on the whole user."
       )
   )
+  .middleware(ScopeKeysInQuery)
   .middleware(Authentication) {}

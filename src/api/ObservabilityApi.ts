@@ -1,6 +1,7 @@
 import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema, OpenApi } from "@effect/platform"
 import { Schema } from "effect"
 import { Authentication } from "./Authentication.js"
+import { ScopeKeysInQuery } from "./ScopeKeysInQuery.js"
 
 export const RouteLatency = Schema.Struct({
   count: Schema.Int,
@@ -61,4 +62,5 @@ export class ObservabilityApi extends HttpApiGroup.make("observability")
       .addSuccess(PrometheusText)
       .annotate(OpenApi.Summary, "Prometheus text exposition (behind the same key; scrape with a bearer credential)")
   )
+  .middleware(ScopeKeysInQuery)
   .middleware(Authentication) {}

@@ -1,6 +1,7 @@
 import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "@effect/platform"
 import { Schema } from "effect"
 import { Authentication } from "./Authentication.js"
+import { ScopeKeysInQuery } from "./ScopeKeysInQuery.js"
 import { InvalidScopeWire, StoreUnavailableWire } from "./errors.js"
 import { ScopeFields, ScopeQuery } from "./MemoriesApi.js"
 import { forbidExtra, queryInt } from "./validation.js"
@@ -93,4 +94,5 @@ export class RetrievalApi extends HttpApiGroup.make("retrieval")
       .annotate(OpenApi.Summary, "The same as GET /v1/context, with a JSON body")
       .annotate(OpenApi.Description, "The same as GET /v1/context, with a JSON body.")
   )
+  .middleware(ScopeKeysInQuery)
   .middleware(Authentication) {}

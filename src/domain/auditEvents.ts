@@ -1,15 +1,17 @@
 import type { AuditContext } from "./audit.js"
-import type { FactRow, NewEvent, StaleEntity } from "./records.js"
+import { type FactRow, type NewEvent, scopeOf, type StaleEntity, UNSCOPED } from "./records.js"
 
 // The audit events of changes whose wording depends on what the store holds when the change is
-// made: every backend writes them in the change's own transaction.
+// made: every backend writes them in the change's own transaction. An event about one memory
+// carries that memory's scope stamps; one about a whole user or an entity's profile, none.
 
 export const archiveEvent = (fact: FactRow, audit: AuditContext): NewEvent => ({
   type: "memory_delete",
   memoryId: fact.fact_id,
   sessionId: fact.session_id,
   reason: `archived by ${audit.actor}`,
-  details: { action: "archive", archived: true, previous_status: fact.status }
+  details: { action: "archive", archived: true, previous_status: fact.status },
+  scope: scopeOf(fact)
 })
 
 export const purgeEvent = (fact: FactRow, cascaded: Record<string, number>, audit: AuditContext): NewEvent => ({
@@ -17,7 +19,8 @@ export const purgeEvent = (fact: FactRow, cascaded: Record<string, number>, audi
   memoryId: fact.fact_id,
   sessionId: fact.session_id,
   reason: `purged by ${audit.actor}`,
-  details: { action: "purge", previous_status: fact.status, cascaded }
+  details: { action: "purge", previous_status: fact.status, cascaded },
+  scope: scopeOf(fact)
 })
 
 export const archiveAllEvent = (archived: number, audit: AuditContext): NewEvent => ({
@@ -25,7 +28,8 @@ export const archiveAllEvent = (archived: number, audit: AuditContext): NewEvent
   memoryId: null,
   sessionId: null,
   reason: `all memories archived by ${audit.actor}`,
-  details: { action: "archive_user", archived }
+  details: { action: "archive_user", archived },
+  scope: UNSCOPED
 })
 
 export const profileAddedEvent = (entity: StaleEntity, factId: string, citations: ReadonlyArray<string>): NewEvent => ({
@@ -33,7 +37,8 @@ export const profileAddedEvent = (entity: StaleEntity, factId: string, citations
   memoryId: factId,
   sessionId: null,
   reason: `profile of ${entity.name} rebuilt by dream`,
-  details: { action: "profile", entity_id: entity.entity_id, citations }
+  details: { action: "profile", entity_id: entity.entity_id, citations },
+  scope: UNSCOPED
 })
 
 export const profileSupersededEvent = (entity: StaleEntity, oldId: string, newId: string): NewEvent => ({
@@ -41,7 +46,8 @@ export const profileSupersededEvent = (entity: StaleEntity, oldId: string, newId
   memoryId: oldId,
   sessionId: null,
   reason: `profile of ${entity.name} superseded by a rebuilt one`,
-  details: { action: "update", status: "superseded", new_memory_id: newId, superseded_id: oldId }
+  details: { action: "update", status: "superseded", new_memory_id: newId, superseded_id: oldId },
+  scope: UNSCOPED
 })
 
 export const profileRetiredEvent = (entity: StaleEntity, old: FactRow): NewEvent => ({
@@ -58,5 +64,6 @@ export const eraseUserEvent: NewEvent = {
   memoryId: null,
   sessionId: null,
   reason: "every memory of the user purged, and the user's store erased",
-  details: { action: "purge_user", purged: true }
+  details: { action: "purge_user", purged: true },
+  scope: UNSCOPED
 }

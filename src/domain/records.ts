@@ -38,9 +38,25 @@ export interface ScopeFilter {
 /** The scope keys a turn or fact is stamped with when it is written. */
 export type TurnScope = ScopeFilter
 
+/** No scope key set: a request that does not narrow, or a change that is not one scope's (a whole user's, a profile's). */
+export const UNSCOPED: ScopeFilter = { agent_id: null, run_id: null, project_id: null }
+
+/** A row's own scope stamps. */
+export const scopeOf = (row: ScopeFilter): ScopeFilter => ({ agent_id: row.agent_id, run_id: row.run_id, project_id: row.project_id })
+
+/** `scope`'s keys, and `fallback`'s where `scope` sets none: visible only where both are. */
+export const scopeOrElse = (scope: ScopeFilter, fallback: ScopeFilter): ScopeFilter => ({
+  agent_id: scope.agent_id ?? fallback.agent_id,
+  run_id: scope.run_id ?? fallback.run_id,
+  project_id: scope.project_id ?? fallback.project_id
+})
+
+/** The keys that narrow a request's scope below its user. */
+export const SCOPE_KEYS = ["agent_id", "run_id", "project_id"] as const
+
 /** A fact stamped with another value than the requested scope is outside it; an unstamped one is inside. */
 export const inScope = (row: ScopeFilter, scope: ScopeFilter) =>
-  (["agent_id", "run_id", "project_id"] as const).every((key) => scope[key] === null || row[key] === null || row[key] === scope[key])
+  SCOPE_KEYS.every((key) => scope[key] === null || row[key] === null || row[key] === scope[key])
 
 /** A raw conversation turn, with its session's time. */
 export interface TurnRow {
@@ -108,6 +124,12 @@ export interface NewEvent {
   readonly sessionId: string | null
   readonly reason: string
   readonly details: Record<string, unknown>
+  /**
+   * The scope of the write that caused it: a new memory's stamps; for a change to an existing
+   * memory, with that memory's stamps where the write sets none (`scopeOrElse`); none for a change
+   * of a whole user or an entity's profile.
+   */
+  readonly scope: ScopeFilter
 }
 
 export interface EventRow {
@@ -118,6 +140,9 @@ export interface EventRow {
   readonly session_id: string | null
   readonly reason: string | null
   readonly details: string
+  readonly agent_id: string | null
+  readonly run_id: string | null
+  readonly project_id: string | null
 }
 
 /** The embedding model and dimension of a store's vectors; none before its first vector. */

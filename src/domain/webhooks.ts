@@ -2,13 +2,22 @@ import { Schema } from "effect"
 import * as NodeCrypto from "node:crypto"
 import type { EventRow } from "./records.js"
 
-/** A memory change as `/v1/events` shows it: what a webhook delivers, with its delivery id and attempt. */
+const scopeStamp = (key: string) =>
+  Schema.NullOr(Schema.String).annotations({
+    description: `The ${key} of the write that caused the change (the memory's stamp); null when the change is not one scope's (a whole user's, a profile's) or was made before events carried scope.`
+  })
+
+/**
+ * A memory change as `/v1/events` lists it and a webhook delivers it (with its delivery id and
+ * attempt): one view for both.
+ */
 export const ChangeEvent = Schema.Struct({
   event_id: Schema.String,
   ts: Schema.String,
   user_id: Schema.String,
-  agent_id: Schema.Null,
-  run_id: Schema.Null,
+  agent_id: scopeStamp("agent_id"),
+  run_id: scopeStamp("run_id"),
+  project_id: scopeStamp("project_id"),
   type: Schema.String,
   memory_id: Schema.NullOr(Schema.String),
   session_id: Schema.NullOr(Schema.String),
@@ -17,16 +26,23 @@ export const ChangeEvent = Schema.Struct({
 })
 export type ChangeEvent = typeof ChangeEvent.Type
 
+/** A change queued before events carried project_id has none: it reads as null. */
+const QueuedChange = Schema.Struct({
+  ...ChangeEvent.fields,
+  project_id: Schema.optionalWith(Schema.NullOr(Schema.String), { default: () => null })
+})
+
 /** A change kept as JSON (in the control plane's queue), read back. */
-export const parseChangeEvent = Schema.decodeUnknown(Schema.parseJson(ChangeEvent))
+export const parseChangeEvent = Schema.decodeUnknown(Schema.parseJson(QueuedChange))
 
 /** An audit event of a user's store as the service shows it. */
 export const changeEvent = (userId: string, row: EventRow): ChangeEvent => ({
   event_id: row.event_id,
   ts: row.ts,
   user_id: userId,
-  agent_id: null,
-  run_id: null,
+  agent_id: row.agent_id,
+  run_id: row.run_id,
+  project_id: row.project_id,
   type: row.type,
   memory_id: row.memory_id,
   session_id: row.session_id,

@@ -24,6 +24,7 @@ import { McpHttpLive } from "./mcp.js"
 import { RequestLog } from "../services/admin/RequestLog.js"
 import { RequestMetrics } from "../services/observability/RequestMetrics.js"
 import { requestContext, type ServedRequest } from "./requestContext.js"
+import { ScopeKeysInQueryLive } from "./scopeKeysInQuery.js"
 
 const SHUTTING_DOWN = JSON.stringify(errorEnvelope(new ServiceUnavailable({ message: "the service is shutting down; retry shortly", details: {} })))
 
@@ -58,7 +59,7 @@ export const makeNodeServer = (requestTimeoutMs = 30_000) => {
 
 const ApiLive = HttpApiBuilder.api(MemoryApi).pipe(
   Layer.provide([HealthLive, MemoriesLive, RetrievalLive, GraphLive, MaintenanceLive, AnswerLive, EventsLive, JobsLive, ObservabilityLive, AdminLive]),
-  Layer.provide(AuthenticationLive)
+  Layer.provide([AuthenticationLive, ScopeKeysInQueryLive])
 )
 
 /** The HTTP server: the API, /mcp, /docs, /openapi.json, /console, and the middleware around them. */

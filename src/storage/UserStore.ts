@@ -296,8 +296,11 @@ export interface UserStoreOperations {
     userId: string,
     options: { readonly scope: ScopeFilter; readonly now: string; readonly offset: number; readonly limit: number }
   ) => Op<Page<FactRow>>
-  /** Audit events, newest first, optionally of one type. */
-  readonly events: (userId: string, options: { readonly type: string | null; readonly offset: number; readonly limit: number }) => Op<Page<EventRow>>
+  /** Audit events, newest first, optionally of one type; scope narrows them as it narrows facts. */
+  readonly events: (
+    userId: string,
+    options: { readonly type: string | null; readonly scope: ScopeFilter; readonly offset: number; readonly limit: number }
+  ) => Op<Page<EventRow>>
 
   /** Every retrieval leg over the user's data; none when the user has no data. */
   readonly recall: (userId: string, query: RecallQuery) => Op<Option.Option<RecallLegs>>

@@ -22,7 +22,7 @@ export const factRowValues = (fact: NewFact, now: string) => ({
   updated_at: now
 })
 
-/** An audit event's row: its details with who made the change and in which request. */
+/** An audit event's row: its details with who made the change and in which request, stamped with the change's scope. */
 export const eventRowValues = (event: NewEvent, audit: AuditContext, ts: string) => ({
   event_id: newEventId(),
   ts,
@@ -30,7 +30,8 @@ export const eventRowValues = (event: NewEvent, audit: AuditContext, ts: string)
   memory_id: event.memoryId,
   session_id: event.sessionId,
   reason: event.reason,
-  details: JSON.stringify({ ...event.details, actor: audit.actor, request_id: audit.requestId })
+  details: JSON.stringify({ ...event.details, actor: audit.actor, request_id: audit.requestId }),
+  ...event.scope
 })
 
 /** How an entity's role in a fact shows as a graph edge. */

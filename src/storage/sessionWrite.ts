@@ -1,6 +1,6 @@
 import type { CleanFact, Decision } from "../domain/facts.js"
 import { newFactId, spanId } from "../domain/ids.js"
-import type { FactRow, NewEvent, NewFact, Replacement, TurnScope } from "../domain/records.js"
+import { type FactRow, type NewEvent, type NewFact, type Replacement, scopeOrElse, type TurnScope } from "../domain/records.js"
 import type { AuditContext } from "../domain/audit.js"
 
 /** A fact to write and what to do with it (the decision's reason goes into the audit event); its vector when there is an embedder. */
@@ -53,7 +53,8 @@ export const planTargets = (write: SessionWrite) =>
  * What a session's plans come to, given where its turns start and the targets as the write sees
  * them: each planned fact added, merged into the fact that already says it, or replacing an older
  * version. A planned replacement whose target changed meanwhile, or was replaced by an earlier
- * plan of the session, becomes an add.
+ * plan of the session, becomes an add. The event of a change to an existing memory carries the
+ * session's scope and the memory's stamps where the session sets none: it shows where both do.
  */
 export const settleSession = (
   write: SessionWrite,
@@ -83,7 +84,8 @@ export const settleSession = (
         memoryId: current.fact_id,
         sessionId,
         reason: decision.reason,
-        details: { action: "duplicate_merge", status: current.status, statement: fact.statement }
+        details: { action: "duplicate_merge", status: current.status, statement: fact.statement },
+        scope: scopeOrElse(write.scope, current)
       })
       facts.push({ factId: current.fact_id, replaced: null, merged: true })
       continue
@@ -120,7 +122,8 @@ export const settleSession = (
       memoryId: factId,
       sessionId,
       reason: `extracted from session ${sessionId}`,
-      details: { action: "extract", status: "active", kind: fact.kind }
+      details: { action: "extract", status: "active", kind: fact.kind },
+      scope: write.scope
     })
     if (decision.action === "add" || current === undefined) {
       facts.push({ factId, replaced: null, merged: false })
@@ -134,7 +137,8 @@ export const settleSession = (
       memoryId: current.fact_id,
       sessionId,
       reason: decision.reason,
-      details: { action: decision.action, status: "superseded", new_memory_id: factId, superseded_id: current.fact_id, valid_until: validUntil }
+      details: { action: decision.action, status: "superseded", new_memory_id: factId, superseded_id: current.fact_id, valid_until: validUntil },
+      scope: scopeOrElse(write.scope, current)
     })
     facts.push({ factId, replaced: current.fact_id, merged: false })
   }

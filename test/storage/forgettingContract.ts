@@ -130,7 +130,7 @@ export const forgettingContract = (backend: StorageBackend) =>
         expect(yield* store.fact("alice", current.fact_id)).toEqual(Option.none())
         for (const words of [["1234"], ["4417"], ["pin"], ["lyon"]]) expect(yield* foundBy("alice", words, ["active", "superseded"])).toEqual([])
         expect(purged.reembed).toEqual([])
-        const events = yield* store.events("alice", { type: null, offset: 0, limit: 100 })
+        const events = yield* store.events("alice", { type: null, scope: NO_SCOPE, offset: 0, limit: 100 })
         expect(JSON.stringify(events.rows)).not.toMatch(/4417|1234/)
         expect(events.rows[0]).toMatchObject({ type: "memory_delete", memory_id: current.fact_id })
         const { sources } = yield* store.provenance("alice", [lyon])

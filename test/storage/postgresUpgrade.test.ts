@@ -25,6 +25,7 @@ describe("PostgreSQL: a database written before forgetting reached the turns", (
       yield* query(url, `DROP TRIGGER facts_staged_vector_stale ON facts`)
       yield* query(url, `DROP TRIGGER turns_staged_vector_stale ON turns`)
       yield* query(url, `DROP FUNCTION webhook_outbox_fill, staged_vector_stale`)
+      yield* query(url, `ALTER TABLE events DROP COLUMN agent_id, DROP COLUMN run_id, DROP COLUMN project_id`)
       yield* query(url, `DELETE FROM schema_migrations WHERE id >= 5`)
       // A job that finished before then kept its payload; one still to run keeps it now too.
       for (const [id, status] of [["done", "succeeded"], ["waiting", "pending"]]) {
@@ -37,6 +38,8 @@ describe("PostgreSQL: a database written before forgetting reached the turns", (
       const found = yield* Effect.all([lexicalTurns(["4417"]), lexicalTurns(["lyon"])]).pipe(Effect.provide(storage()))
       expect(found).toEqual([[], ["I live in Lyon. […]"]])
       expect(yield* query(url, `SELECT content, recorded_content FROM turns`)).toEqual([{ content: "I live in Lyon. […]", recorded_content: TURN }])
+      // Events written before they carried scope are unstamped: visible to every scope.
+      expect(yield* query(url, `SELECT DISTINCT agent_id, run_id, project_id FROM events`)).toEqual([{ agent_id: null, run_id: null, project_id: null }])
       expect(yield* query(url, `SELECT job_id, payload FROM jobs ORDER BY job_id`)).toEqual([
         { job_id: "done", payload: "{}" },
         { job_id: "waiting", payload: `{"messages":["${TURN}"]}` }

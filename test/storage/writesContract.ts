@@ -4,7 +4,7 @@ import { UserStore } from "../../src/storage/UserStore.js"
 import type { StorageBackend } from "./contract.js"
 import { add, AUDIT, fact, NO_SCOPE, NOW, recallQuery, replacing, session, stored, writeSession } from "./fixtures.js"
 
-const eventsOf = (userId: string) => Effect.flatMap(UserStore, (store) => store.events(userId, { type: null, offset: 0, limit: 100 }))
+const eventsOf = (userId: string) => Effect.flatMap(UserStore, (store) => store.events(userId, { type: null, scope: NO_SCOPE, offset: 0, limit: 100 }))
 
 export const writesContract = (backend: StorageBackend) =>
   describe(`${backend.name}: writes`, () => {
@@ -78,11 +78,52 @@ export const writesContract = (backend: StorageBackend) =>
         expect(yield* store.appliedJob("alice", "job-2")).toEqual(Option.none())
       })))
 
+    it.effect("events carry the scope of the write that caused them, and a scoped read of the log narrows as reads of memories do", () =>
+      run(Effect.gen(function*() {
+        const store = yield* UserStore
+        const a1 = { ...NO_SCOPE, agent_id: "a1", project_id: "p1" }
+        const scoped = yield* writeSession("alice", session("s1", ["I adopted a beagle"], [add(fact("Alice adopted a beagle"))], { scope: a1 }))
+        yield* writeSession("alice", session("s2", ["I live in Lyon"], [add(fact("Alice lives in Lyon"))]))
+        yield* store.archive("alice", scoped.facts[0]!.factId, AUDIT)
+        const log = (scope: typeof NO_SCOPE) =>
+          Effect.map(store.events("alice", { type: null, scope, offset: 0, limit: 10 }), (page) =>
+            ({ total: page.total, rows: page.rows.map((event) => [event.type, event.session_id, event.agent_id, event.run_id, event.project_id]) }))
+        const archived = ["memory_delete", "s1", "a1", null, "p1"]
+        const added = ["memory_add", "s1", "a1", null, "p1"]
+        const unscoped = ["memory_add", "s2", null, null, null]
+        expect(yield* log(NO_SCOPE)).toEqual({ total: 3, rows: [archived, unscoped, added] })
+        expect(yield* log({ ...NO_SCOPE, agent_id: "a1" })).toEqual({ total: 3, rows: [archived, unscoped, added] })
+        expect(yield* log({ ...NO_SCOPE, agent_id: "a2" })).toEqual({ total: 1, rows: [unscoped] })
+        expect(yield* log({ ...NO_SCOPE, project_id: "p2" })).toEqual({ total: 1, rows: [unscoped] })
+        expect(yield* log({ ...NO_SCOPE, run_id: "r1" })).toEqual({ total: 3, rows: [archived, unscoped, added] })
+        const page = yield* store.events("alice", { type: "memory_add", scope: { ...NO_SCOPE, agent_id: "a2" }, offset: 0, limit: 10 })
+        expect(page.rows.map((event) => event.session_id)).toEqual(["s2"])
+      })))
+
+    it.effect("a change to an existing memory carries the write's scope and the memory's stamps where the write sets none", () =>
+      run(Effect.gen(function*() {
+        const store = yield* UserStore
+        const agent = yield* writeSession("alice", session("s1", ["I adopted a beagle"], [add(fact("Alice adopted a beagle"))], { scope: { ...NO_SCOPE, agent_id: "a2" } }))
+        const open = yield* writeSession("alice", session("s2", ["I live in Lyon"], [add(fact("Alice lives in Lyon"))]))
+        yield* writeSession("alice", session("s3", ["I adopted a beagle", "I live in Porto"], [
+          replacing(fact("Alice adopted a beagle"), yield* stored("alice", agent.facts[0]!.factId), "duplicate"),
+          replacing(fact("Alice lives in Porto", { turns: [2] }), yield* stored("alice", open.facts[0]!.factId))
+        ], { scope: { ...NO_SCOPE, run_id: "r2" } }))
+        const changes = (scope: typeof NO_SCOPE) =>
+          Effect.map(store.events("alice", { type: "memory_supersede", scope, offset: 0, limit: 10 }), (page) =>
+            page.rows.map((event) => [event.memory_id, event.agent_id, event.run_id, event.project_id]))
+        const merged = [agent.facts[0]!.factId, "a2", "r2", null]
+        const superseded = [open.facts[0]!.factId, null, "r2", null]
+        expect(yield* changes(NO_SCOPE)).toEqual([superseded, merged])
+        expect(yield* changes({ ...NO_SCOPE, agent_id: "a3", run_id: "r2" })).toEqual([superseded])
+        expect(yield* changes({ ...NO_SCOPE, run_id: "r3" })).toEqual([])
+      })))
+
     it.effect("the events given with a session are written after its facts' events", () =>
       run(Effect.gen(function*() {
         const store = yield* UserStore
         yield* store.writeSession("alice", session("s1", ["hi"], [add(fact("Alice says hi"))]), {
-          events: [{ type: "memory_add", memoryId: null, sessionId: "s1", reason: "turns stored", details: { action: "store_turns" } }],
+          events: [{ type: "memory_add", memoryId: null, sessionId: "s1", reason: "turns stored", details: { action: "store_turns" }, scope: NO_SCOPE }],
           job: null
         })
         expect((yield* eventsOf("alice")).rows.map((event) => event.reason)).toEqual(["turns stored", "extracted from session s1"])
@@ -93,7 +134,7 @@ export const writesContract = (backend: StorageBackend) =>
         const store = yield* UserStore
         yield* writeSession("alice", session("s0", ["before"]))
         // An event whose details cannot be written fails the unit after its turns and facts were.
-        const unwritable = { type: "memory_add" as const, memoryId: null, sessionId: "s1", reason: "unwritable", details: { size: 1n } }
+        const unwritable = { type: "memory_add" as const, memoryId: null, sessionId: "s1", reason: "unwritable", details: { size: 1n }, scope: NO_SCOPE }
         const exit = yield* Effect.exit(store.writeSession("alice", session("s1", ["lost turn"], [add(fact("Alice lost this"))]), { events: [unwritable], job: null }))
         expect(exit._tag).toBe("Failure")
         expect((yield* store.currentFacts("alice", { scope: NO_SCOPE, now: NOW, offset: 0, limit: 10 })).total).toBe(0)
@@ -182,7 +223,7 @@ export const writesContract = (backend: StorageBackend) =>
         expect(yield* store.erase("alice")).toBe(false)
         expect((yield* store.currentFacts("alice", { scope: NO_SCOPE, now: NOW, offset: 0, limit: 10 })).total).toBe(0)
         expect((yield* store.currentFacts("bob", { scope: NO_SCOPE, now: NOW, offset: 0, limit: 10 })).rows.map((row) => row.content)).toEqual(["Bob fact"])
-        expect(yield* store.events("carol", { type: null, offset: 0, limit: 10 })).toEqual({ rows: [], total: 0 })
+        expect(yield* store.events("carol", { type: null, scope: NO_SCOPE, offset: 0, limit: 10 })).toEqual({ rows: [], total: 0 })
         expect((yield* store.inventory).users.map((user) => user.user_id)).toEqual(["bob"])
       })))
 

@@ -42,7 +42,7 @@ export const supersedeCommand = Command.make(
   ({ content, json, memoryId, user, ...connection }) =>
     Effect.gen(function*() {
       const payload = yield* request(UpdateMemoryRequest, { user_id: user, content })
-      const result = yield* withClient(connection, (client) => client.memories.update({ path: { memory_id: memoryId }, payload }))
+      const result = yield* withClient(connection, (client) => client.memories.update({ path: { memory_id: memoryId }, urlParams: {}, payload }))
       yield* printAs(json, result, (r) => Console.log(`${r.superseded_id} superseded by ${r.memory.id}: ${truncate(r.memory.content, CONTENT_WIDTH)}`))
     })
 ).pipe(Command.withDescription("Correct a memory: a new version supersedes it"))

@@ -30,8 +30,8 @@ export const MemoriesLive = HttpApiBuilder.group(MemoryApi, "memories", (handler
       .handle("list", ({ urlParams }) => reads.list(urlParams))
       .handle("get", ({ path, urlParams }) =>
         reads.get(path.memory_id, urlParams).pipe(orNotFound(`memory '${path.memory_id}' not found`)))
-      .handle("update", ({ path, payload }) =>
-        Effect.flatMap(currentAuditContext, (audit) => writes.update(path.memory_id, payload, audit)))
+      .handle("update", ({ path, payload, urlParams }) =>
+        Effect.flatMap(currentAuditContext, (audit) => writes.update(path.memory_id, payload, urlParams, audit)))
       .handle("deleteUser", ({ urlParams }) =>
         Effect.flatMap(currentAuditContext, (audit) => writes.removeUser(urlParams, audit)))
       .handle("delete", ({ path, urlParams }) =>

@@ -153,7 +153,8 @@ export class Ingest extends Effect.Service<Ingest>()("Memory/Ingest", {
               turns_written: turnsWritten,
               facts_extracted: plans.length,
               job_id: jobId
-            }
+            },
+            scope: prepared.scope
           }],
           job: jobId === null ? null : { id: jobId, result: JSON.stringify(Schema.encodeSync(AddMemoriesResult)(result)) }
         })

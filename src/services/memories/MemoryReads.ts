@@ -34,13 +34,13 @@ export class MemoryReads extends Effect.Service<MemoryReads>()("Memory/MemoryRea
         Effect.withSpan("MemoryReads.get")
       )
 
-    /** An unknown type filter matches nothing (never everything). */
+    /** An unknown type filter matches nothing (never everything); scope keys narrow as they narrow memories. */
     const events = (params: ScopeParams & { readonly offset: number; readonly limit: number; readonly type?: string | undefined }) =>
       Effect.gen(function*() {
         const type = params.type ?? null
         const page = type !== null && !EVENT_TYPES.has(type)
           ? { rows: [], total: 0 }
-          : yield* store.events(params.user_id, { type, offset: params.offset, limit: params.limit })
+          : yield* store.events(params.user_id, { type, scope: scopeFilter(params), offset: params.offset, limit: params.limit })
         return new EventList({
           events: page.rows.map((row) => new MemoryEvent({ ...changeEvent(params.user_id, row), type: row.type as MemoryEvent["type"] })),
           total: page.total,

@@ -1,5 +1,5 @@
 import { Effect, Option } from "effect"
-import { Conflict, Forbidden, NotFound, NotImplemented, Unprocessable } from "../../api/errors.js"
+import { Conflict, Forbidden, NotImplemented, Unprocessable } from "../../api/errors.js"
 import { DeleteResult, type UpdateMemoryRequest, UpdateResult, UserDeleteResult } from "../../api/MemoriesApi.js"
 import { AppConfig } from "../../config/AppConfig.js"
 import type { AuditContext } from "../../domain/audit.js"
@@ -8,7 +8,7 @@ import { newSessionId } from "../../domain/ids.js"
 import { validateUserId } from "../../domain/userId.js"
 import { Embedder } from "../../llm/Embedder.js"
 import { LlmProvider } from "../../llm/LlmProvider.js"
-import { type FactRow, inScope } from "../../domain/records.js"
+import { type FactRow, inScope, type ScopeFilter } from "../../domain/records.js"
 import type { FactPlan } from "../../storage/sessionWrite.js"
 import { ControlStore } from "../../storage/ControlStore.js"
 import { NOTHING_PURGED, type RemovedPassage } from "../../storage/forgetting.js"
@@ -17,7 +17,17 @@ import { embedForWrite, embeddingModel } from "../ingest/embedWrites.js"
 import { QUOTING_KINDS } from "../jobs/Jobs.js"
 import { Webhooks } from "../webhooks/Webhooks.js"
 import { extractFacts } from "../ingest/Extractor.js"
-import { resolveSessionTime, scopeFilter, type ScopeParams, toMemory } from "./memoryRecords.js"
+import {
+  type CombinedScope,
+  combinedScope,
+  memoryNotFound,
+  narrows,
+  resolveSessionTime,
+  type ScopeKeys,
+  scopeFilter,
+  type ScopeParams,
+  toMemory
+} from "./memoryRecords.js"
 
 /** Changes to existing memories; each is one transaction with its audit event. */
 export class MemoryWrites extends Effect.Service<MemoryWrites>()("Memory/MemoryWrites", {
@@ -106,10 +116,8 @@ export class MemoryWrites extends Effect.Service<MemoryWrites>()("Memory/MemoryW
       })
 
     /** The memory a correction targets, if it can be corrected: current, and within the request's scope. */
-    const correctable = (old: FactRow | undefined, memoryId: string, request: UpdateMemoryRequest) => {
-      if (old === undefined || old.status === "archived" || !inScope(old, scopeFilter(request))) {
-        return Effect.fail(new NotFound({ message: `memory '${memoryId}' not found`, details: {} }))
-      }
+    const correctable = (old: FactRow | undefined, memoryId: string, scope: CombinedScope) => {
+      if (old === undefined || old.status === "archived" || !scope.admits(old)) return Effect.fail(memoryNotFound(memoryId))
       if (old.status !== "active") {
         return Effect.fail(
           new Conflict({
@@ -123,16 +131,18 @@ export class MemoryWrites extends Effect.Service<MemoryWrites>()("Memory/MemoryW
 
     /**
      * Supersedes a memory with a corrected version: the correction is kept as a one-turn session,
-     * the new version's source. One transaction with the events of both.
+     * the new version's source. One transaction with the events of both. Scope keys narrow from
+     * the body and from the query alike.
      */
-    const update = (memoryId: string, request: UpdateMemoryRequest, audit: AuditContext) =>
+    const update = (memoryId: string, request: UpdateMemoryRequest, queryScope: ScopeKeys, audit: AuditContext) =>
       Effect.gen(function*() {
+        const scope = combinedScope(request, queryScope)
         const userId = yield* validateUserId(request.user_id)
         const sessionTime = yield* resolveSessionTime(request.session_time)
         const content = request.content.trim()
         if (content === "") return yield* nothingExtracted
         const found = yield* store.factWithEntities(userId, memoryId)
-        const old = yield* correctable(found.fact, memoryId, request)
+        const old = yield* correctable(found.fact, memoryId, scope)
         const sessionId = request.session_id ?? newSessionId()
         const turns = [{ role: "user", content }]
         const replaces = { action: "update" as const, target: old, reason: `corrected by ${audit.actor} in session ${sessionId}` }
@@ -163,7 +173,7 @@ export class MemoryWrites extends Effect.Service<MemoryWrites>()("Memory/MemoryW
         // Checked again inside the write: another correction may have landed meanwhile.
         const outcome = yield* store.correct(userId, {
           memoryId,
-          scope: scopeFilter(request),
+          scope: scope.filter,
           winner,
           session: {
             sessionId,
@@ -179,15 +189,27 @@ export class MemoryWrites extends Effect.Service<MemoryWrites>()("Memory/MemoryW
             audit
           }
         })
-        const created = outcome._tag === "Refused" ? yield* correctable(outcome.current, memoryId, request) : outcome.fact
+        const created = outcome._tag === "Refused" ? yield* correctable(outcome.current, memoryId, scope) : outcome.fact
         return new UpdateResult({ memory: toMemory(userId, created), superseded_id: memoryId, valid_until: facts[winner]!.occurred ?? sessionTime })
       }).pipe(Effect.withSpan("MemoryWrites.update"))
 
+    /**
+     * A request that narrows acts only on a memory within its scope: one stamped outside it, or
+     * none by that id, is 404 as GET answers, and nothing changes. Stamps never change, so the
+     * check holds for the write that follows.
+     */
+    const withinScope = (userId: string, memoryId: string, scope: ScopeFilter) =>
+      narrows(scope)
+        ? Effect.flatMap(store.fact(userId, memoryId), (found) =>
+          Option.exists(found, (row) => inScope(row, scope)) ? Effect.void : Effect.fail(memoryNotFound(memoryId)))
+        : Effect.void
+
     /** Archive by default; purge only when the deployment allows it, checked before anything opens. */
-    const remove = (memoryId: string, params: { readonly user_id: string; readonly purge: boolean }, audit: AuditContext) =>
+    const remove = (memoryId: string, params: ScopeParams & { readonly purge: boolean }, audit: AuditContext) =>
       Effect.gen(function*() {
         if (params.purge && !config.allowPurge) return yield* purgeForbidden
         const userId = yield* validateUserId(params.user_id)
+        yield* withinScope(userId, memoryId, scopeFilter(params))
         return yield* params.purge ? purge(userId, memoryId, audit) : archive(userId, memoryId, audit)
       }).pipe(Effect.withSpan("MemoryWrites.remove", { attributes: { purge: params.purge } }))
 

@@ -3,6 +3,7 @@ import { AppConfig } from "../../config/AppConfig.js"
 import type { WebhookSettings } from "../../config/webhooks.js"
 import type { AuditContext } from "../../domain/audit.js"
 import { eraseUserEvent } from "../../domain/auditEvents.js"
+import { UNSCOPED } from "../../domain/records.js"
 import { canonicalJson, type ChangeEvent, changeEvent, parseChangeEvent, retryDelayMs } from "../../domain/webhooks.js"
 import { ControlStore } from "../../storage/ControlStore.js"
 import { eventRowValues } from "../../storage/rowValues.js"
@@ -181,7 +182,7 @@ export class Webhooks extends Effect.Service<Webhooks>()("Memory/Webhooks", {
       const held = yield* control.webhooks.held
       for (const userId of new Set(held.map((change) => change.userId))) {
         const ids = held.filter((change) => change.userId === userId).map((change) => change.id)
-        const { total } = yield* store.events(userId, { type: null, offset: 0, limit: 1 })
+        const { total } = yield* store.events(userId, { type: null, scope: UNSCOPED, offset: 0, limit: 1 })
         yield* total > 0 ? control.webhooks.drop(ids) : control.webhooks.release(ids)
       }
     })

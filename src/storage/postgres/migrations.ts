@@ -163,6 +163,12 @@ const MIGRATIONS: ReadonlyArray<Migration> = [{
       `CREATE TRIGGER ${index}s_staged_vector_stale AFTER UPDATE OF content ON ${index}s FOR EACH ROW
         WHEN (OLD.content IS DISTINCT FROM NEW.content) EXECUTE FUNCTION staged_vector_stale('${index}_vectors_staged')`)
   ]
+}, {
+  id: 8,
+  name: "event_scope",
+  // Each event carries the scope of the write that caused it, so the log narrows as memories do.
+  // Events written before then stay unstamped: visible to every scope.
+  statements: [`ALTER TABLE events ADD COLUMN agent_id text, ADD COLUMN run_id text, ADD COLUMN project_id text`]
 }]
 
 /** The newest migration this build knows. */

@@ -89,8 +89,7 @@ export const SqliteUserStoreLive = Layer.effect(
         })),
       currentFacts: (userId, { limit, now, offset, scope }) =>
         read("currentFacts", userId, (sql) => FactQueries(sql).listCurrent(scope, now, offset, limit), () => ({ rows: [], total: 0 })),
-      events: (userId, { limit, offset, type }) =>
-        read("events", userId, (sql) => listEvents(sql, type, offset, limit), () => ({ rows: [], total: 0 })),
+      events: (userId, options) => read("events", userId, (sql) => listEvents(sql, options), () => ({ rows: [], total: 0 })),
 
       recall: (userId, query) => read("recall", userId, (sql) => Effect.map(recallLegs(sql, query), Option.some), Option.none),
       provenance: (userId, factIds) =>

@@ -109,7 +109,7 @@ export const USER_COLUMNS: { readonly [T in UserTable]: ReadonlyArray<Exclude<ke
   entities: ["seq", "entity_id", "name", "normalized_name", "profile", "profile_stale", "updated_at"],
   fact_entity_roles: ["fact_id", "entity_id", "role"],
   edges: ["edge_id", "src_fact_id", "dst_id", "edge_type", "predicate", "confidence", "metadata", "created_at"],
-  events: ["seq", "event_id", "ts", "type", "memory_id", "session_id", "reason", "details"],
+  events: ["seq", "event_id", "ts", "type", "memory_id", "session_id", "reason", "details", "agent_id", "run_id", "project_id"],
   applied_jobs: ["job_id", "result", "applied_at"]
 }
 

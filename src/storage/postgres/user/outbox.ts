@@ -2,8 +2,7 @@ import type { SqlClient } from "@effect/sql"
 import { Effect } from "effect"
 import type { EventRow } from "../../../domain/records.js"
 import type { OutboxEntry } from "../../UserStore.js"
-
-const EVENT_COLUMNS = "e.event_id, e.ts, e.type, e.memory_id, e.session_id, e.reason, e.details"
+import { EVENT_COLUMNS } from "./rows.js"
 
 interface HeadRow extends EventRow {
   readonly seq: number

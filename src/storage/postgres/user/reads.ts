@@ -11,7 +11,7 @@ import type {
   StaleEntity,
   TurnRow
 } from "../../../domain/records.js"
-import { FACT_COLUMNS, inList, scopedTo, TURN_COLUMNS } from "./rows.js"
+import { EVENT_COLUMNS, FACT_COLUMNS, inList, scopedTo, TURN_COLUMNS } from "./rows.js"
 
 /** Kinds whose truth ends at valid_until; once it has passed they are no longer listed. */
 const EXPIRING_KINDS = ["state", "preference", "profile"]
@@ -63,12 +63,12 @@ export const UserReads = (sql: SqlClient.SqlClient, userId: string) => {
       }) satisfies Effect.Effect<Page<FactRow>, unknown>
     },
 
-    events: (options: { readonly type: string | null; readonly offset: number; readonly limit: number }) => {
-      const where = options.type === null ? sql`user_id = ${userId}` : sql`user_id = ${userId} AND type = ${options.type}`
+    events: (options: { readonly type: string | null; readonly scope: ScopeFilter; readonly offset: number; readonly limit: number }) => {
+      const where = sql`e.user_id = ${userId} AND ${options.type === null ? sql`TRUE` : sql`e.type = ${options.type}`} AND ${scopedTo(sql, "e", options.scope)}`
       return Effect.all({
-        rows: sql<EventRow>`SELECT event_id, ts, type, memory_id, session_id, reason, details FROM events
-                            WHERE ${where} ORDER BY seq DESC LIMIT ${options.limit} OFFSET ${options.offset}`,
-        total: Effect.map(sql<{ readonly n: number }>`SELECT count(*) AS n FROM events WHERE ${where}`, (rows) => rows[0]?.n ?? 0)
+        rows: sql<EventRow>`SELECT ${sql.literal(EVENT_COLUMNS)} FROM events e
+                            WHERE ${where} ORDER BY e.seq DESC LIMIT ${options.limit} OFFSET ${options.offset}`,
+        total: Effect.map(sql<{ readonly n: number }>`SELECT count(*) AS n FROM events e WHERE ${where}`, (rows) => rows[0]?.n ?? 0)
       })
     },
 

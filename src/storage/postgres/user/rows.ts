@@ -7,6 +7,9 @@ import { chunks } from "../../transfer/chunks.js"
 export const FACT_COLUMNS = `f.seq, f.fact_id, f.content, f.kind, f.status, f.session_id, f.occurred_at, f.valid_from, f.valid_until,
   f.confidence, f.metadata, f.agent_id, f.run_id, f.project_id, f.superseded_by`
 
+/** The event columns as an EventRow, on a query that names events `e`. */
+export const EVENT_COLUMNS = "e.event_id, e.ts, e.type, e.memory_id, e.session_id, e.reason, e.details, e.agent_id, e.run_id, e.project_id"
+
 /** The turn columns as a TurnRow, on a query that names turns `t` and their sessions `s`. */
 export const TURN_COLUMNS = "t.seq, t.turn_id, t.session_id, t.position, t.role, t.content, t.agent_id, t.run_id, t.project_id, s.session_time"
 

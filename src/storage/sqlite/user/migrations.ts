@@ -189,5 +189,11 @@ export const userStoreMigrations = {
       yield* sql.unsafe(`CREATE TRIGGER ${table}_staged_vector_stale AFTER UPDATE OF content ON ${table} BEGIN
         DELETE FROM ${index}_vectors_staged WHERE seq = old.seq; END`)
     }
+  }),
+  // Each event carries the scope of the write that caused it, so the log narrows as memories do.
+  // Events written before then stay unstamped: visible to every scope.
+  "0007_event_scope": Effect.gen(function*() {
+    const sql = yield* SqlClient.SqlClient
+    for (const key of ["agent_id", "run_id", "project_id"]) yield* sql.unsafe(`ALTER TABLE events ADD COLUMN ${key} TEXT`)
   })
 }

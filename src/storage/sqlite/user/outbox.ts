@@ -3,8 +3,7 @@ import Database from "better-sqlite3"
 import { Effect } from "effect"
 import type { EventRow } from "../../../domain/records.js"
 import type { OutboxEntry } from "../../UserStore.js"
-
-const EVENT_COLUMNS = "e.event_id, e.ts, e.type, e.memory_id, e.session_id, e.reason, e.details"
+import { EVENT_COLUMNS } from "./events.js"
 
 interface HeadRow extends EventRow {
   readonly seq: number
