@@ -1,9 +1,9 @@
 import type { AuditContext } from "./audit.js"
-import { type FactRow, type NewEvent, scopeOf, type StaleEntity, UNSCOPED } from "./records.js"
+import { type FactRow, type NewEvent, type ScopeFilter, scopeOf, type StaleEntity, UNSCOPED } from "./records.js"
 
 // The audit events of changes whose wording depends on what the store holds when the change is
 // made: every backend writes them in the change's own transaction. An event about one memory
-// carries that memory's scope stamps; one about a whole user or an entity's profile, none.
+// (a profile too) carries that memory's scope stamps; one about a whole user, none.
 
 export const archiveEvent = (fact: FactRow, audit: AuditContext): NewEvent => ({
   type: "memory_delete",
@@ -32,22 +32,23 @@ export const archiveAllEvent = (archived: number, audit: AuditContext): NewEvent
   scope: UNSCOPED
 })
 
-export const profileAddedEvent = (entity: StaleEntity, factId: string, citations: ReadonlyArray<string>): NewEvent => ({
+export const profileAddedEvent = (entity: StaleEntity, profile: { readonly factId: string; readonly scope: ScopeFilter }, citations: ReadonlyArray<string>): NewEvent => ({
   type: "memory_add",
-  memoryId: factId,
+  memoryId: profile.factId,
   sessionId: null,
   reason: `profile of ${entity.name} rebuilt by dream`,
   details: { action: "profile", entity_id: entity.entity_id, citations },
-  scope: UNSCOPED
+  scope: profile.scope
 })
 
-export const profileSupersededEvent = (entity: StaleEntity, oldId: string, newId: string): NewEvent => ({
+/** The new profile is of the old one's scope. */
+export const profileSupersededEvent = (entity: StaleEntity, old: FactRow, newId: string): NewEvent => ({
   type: "memory_supersede",
-  memoryId: oldId,
+  memoryId: old.fact_id,
   sessionId: null,
   reason: `profile of ${entity.name} superseded by a rebuilt one`,
-  details: { action: "update", status: "superseded", new_memory_id: newId, superseded_id: oldId },
-  scope: UNSCOPED
+  details: { action: "update", status: "superseded", new_memory_id: newId, superseded_id: old.fact_id },
+  scope: scopeOf(old)
 })
 
 export const profileRetiredEvent = (entity: StaleEntity, old: FactRow): NewEvent => ({
@@ -55,7 +56,8 @@ export const profileRetiredEvent = (entity: StaleEntity, old: FactRow): NewEvent
   memoryId: old.fact_id,
   sessionId: null,
   reason: `profile of ${entity.name} archived by dream: no current fact of its scope is left`,
-  details: { action: "archive", archived: true, previous_status: old.status }
+  details: { action: "archive", archived: true, previous_status: old.status },
+  scope: scopeOf(old)
 })
 
 /** A user erased: recorded nowhere in their store (it is gone), only announced to the webhook receiver. */

@@ -134,12 +134,12 @@ export const settleProfile = (sql: SqlClient.SqlClient, userId: string, settle: 
       const { epochSeconds, now } = yield* clock
       const plan = profilePlan(yield* UserReads(sql, userId).currentProfiles(entity.entity_id), profiles)
       for (const { fact } of plan.written) yield* writes.insertFact(fact, now, epochSeconds)
-      yield* writes.insertEvents(plan.written.map(({ citations, fact }) => profileAddedEvent(entity, fact.factId, citations)), audit, now)
+      yield* writes.insertEvents(plan.written.map(({ citations, fact }) => profileAddedEvent(entity, fact, citations)), audit, now)
       for (const { fact, old } of plan.supersedes) yield* writes.closeFact(old, { newFactId: fact.factId, validUntil: fact.validFrom, now, epochSeconds })
       yield* byParts(plan.retired.map((old) => old.fact_id), (part) =>
         sql`UPDATE facts SET status = 'archived', updated_at = ${now} WHERE user_id = ${userId} AND ${inList(sql, "fact_id", part)}`)
       yield* writes.insertEvents([
-        ...plan.supersedes.map(({ fact, old }) => profileSupersededEvent(entity, old.fact_id, fact.factId)),
+        ...plan.supersedes.map(({ fact, old }) => profileSupersededEvent(entity, old, fact.factId)),
         ...plan.retired.map((old) => profileRetiredEvent(entity, old))
       ], audit, now)
       yield* sql`UPDATE entities SET profile_stale = FALSE, profile = coalesce(${plan.written.at(-1)?.fact.factId ?? null}, profile), updated_at = ${now}

@@ -27,13 +27,13 @@ export const settleProfile = (sql: SqlClient.SqlClient, settle: ProfileSettlemen
     const now = utcTimestamp(millis)
     const plan = profilePlan(yield* queries.currentProfiles(entity.entity_id), profiles)
     yield* insertFacts(sql, plan.written.map(({ fact }) => fact), now, millis / 1000)
-    yield* insertEvents(sql, plan.written.map(({ citations, fact }) => profileAddedEvent(entity, fact.factId, citations)), audit, now)
+    yield* insertEvents(sql, plan.written.map(({ citations, fact }) => profileAddedEvent(entity, fact, citations)), audit, now)
     for (const { fact, old } of plan.supersedes) {
       yield* closeFact(sql, old, { newFactId: fact.factId, validUntil: fact.validFrom, now, epochSeconds: millis / 1000 })
     }
     yield* queries.retire(plan.retired.map((old) => old.fact_id), now)
     yield* insertEvents(sql, [
-      ...plan.supersedes.map(({ fact, old }) => profileSupersededEvent(entity, old.fact_id, fact.factId)),
+      ...plan.supersedes.map(({ fact, old }) => profileSupersededEvent(entity, old, fact.factId)),
       ...plan.retired.map((old) => profileRetiredEvent(entity, old))
     ], audit, now)
     yield* queries.settle(entity.entity_id, plan.written.at(-1)?.fact.factId ?? null, now)
