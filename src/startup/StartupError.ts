@@ -13,6 +13,7 @@ export class StartupError extends Data.TaggedError("StartupError")<{
     | "control_plane_unavailable"
     | "store_unavailable"
     | "store_schema_newer"
+    | "store_schema_older"
   readonly message: string
   readonly details: Record<string, unknown>
 }> {}
