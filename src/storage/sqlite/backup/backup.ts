@@ -8,8 +8,7 @@ import { controlDbPath } from "../control/ControlDb.js"
 import { userDirectories } from "../inventory.js"
 import { storeFilePath } from "../storeFile.js"
 import { BackupFailed } from "./errors.js"
-import { fileFailure } from "./fileFailure.js"
-import { existingDirectory, fileDigest, isAbsentOrEmpty, syncPath } from "./files.js"
+import { createDirectory, existingDirectory, fileDigest, isAbsentOrEmpty, syncPath } from "./files.js"
 import { inspectStore, type StoreKind } from "./inspect.js"
 import { onlineCopy } from "./onlineCopy.js"
 import { controlCopy, type Manifest, type StoreEntry, userCopy, writeManifest } from "./manifest.js"
@@ -37,13 +36,13 @@ const prepareTarget = (target: string) =>
     if (!isAbsentOrEmpty(target)) {
       return yield* new BackupFailed({ code: "backup_target_not_empty", message: `${target} is not empty: back up into a new or empty directory` })
     }
-    yield* Effect.try({ try: () => NodeFs.mkdirSync(target, { recursive: true }), catch: (cause) => fileFailure("creating the backup directory", target, cause) })
+    yield* createDirectory(target, "creating the backup directory")
   })
 
 /** One store copied as of one moment, counted on the copy, and checksummed once flushed. */
 const copyStore = (source: string, target: string, kind: StoreKind) =>
   Effect.gen(function*() {
-    yield* Effect.try({ try: () => NodeFs.mkdirSync(NodePath.dirname(target), { recursive: true }), catch: (cause) => fileFailure("creating a directory", target, cause) })
+    yield* createDirectory(NodePath.dirname(target), "creating a directory")
     const copiedAt = yield* nowTimestamp
     yield* onlineCopy(source, target)
     const { inspection } = yield* inspectStore(target, kind, { integrity: false }).pipe(

@@ -1,6 +1,7 @@
 import { Effect } from "effect"
 import * as NodeCrypto from "node:crypto"
 import * as NodeFs from "node:fs"
+import * as NodePath from "node:path"
 import { BackupFailed } from "./errors.js"
 import { fileFailure } from "./fileFailure.js"
 
@@ -50,3 +51,14 @@ export const existingDirectory = (path: string, code: string, what: string) =>
 /** Whether a path is absent or an empty directory: somewhere to write a backup or a data root into. */
 export const isAbsentOrEmpty = (path: string) =>
   !NodeFs.existsSync(path) || (NodeFs.statSync(path).isDirectory() && NodeFs.readdirSync(path).length === 0)
+
+/** mkdir -p one level at a time: Node's recursive mkdir reports a read-only file system as ENOENT. */
+const makeDirectories = (path: string): void => {
+  if (NodeFs.existsSync(path)) return
+  makeDirectories(NodePath.dirname(path))
+  NodeFs.mkdirSync(path)
+}
+
+/** Creates a directory and any missing parents; a failure says what was being done. */
+export const createDirectory = (path: string, doing: string) =>
+  Effect.try({ try: () => makeDirectories(path), catch: (cause) => fileFailure(doing, path, cause) })

@@ -3,7 +3,7 @@ import * as NodeFs from "node:fs"
 import * as NodePath from "node:path"
 import { BackupFailed } from "./errors.js"
 import { fileFailure } from "./fileFailure.js"
-import { fileDigest, isAbsentOrEmpty, syncPath } from "./files.js"
+import { createDirectory, fileDigest, isAbsentOrEmpty, syncPath } from "./files.js"
 import { controlCopy, type StoreEntry, userCopy } from "./manifest.js"
 import type { StoreProgress } from "./backup.js"
 import { verifyBackup } from "./verify.js"
@@ -14,13 +14,8 @@ const notEmpty = (dataRoot: string) =>
 /** Copies one file into the staging root and checks the copy against the manifest. */
 const copyInto = (source: string, target: string, entry: StoreEntry) =>
   Effect.gen(function*() {
-    yield* Effect.try({
-      try: () => {
-        NodeFs.mkdirSync(NodePath.dirname(target), { recursive: true })
-        NodeFs.copyFileSync(source, target, NodeFs.constants.COPYFILE_EXCL)
-      },
-      catch: (cause) => fileFailure("restoring", target, cause)
-    })
+    yield* createDirectory(NodePath.dirname(target), "restoring")
+    yield* Effect.try({ try: () => NodeFs.copyFileSync(source, target, NodeFs.constants.COPYFILE_EXCL), catch: (cause) => fileFailure("restoring", target, cause) })
     yield* syncPath(target)
     yield* syncPath(NodePath.dirname(target))
     const { sha256 } = yield* fileDigest(target)
@@ -44,7 +39,7 @@ export const restoreBackup = (options: {
     if (!isAbsentOrEmpty(dataRoot)) return yield* notEmpty(dataRoot)
     const verified = yield* verifyBackup(options.from, options.onProgress)
     const parent = NodePath.dirname(dataRoot)
-    yield* Effect.try({ try: () => NodeFs.mkdirSync(parent, { recursive: true }), catch: (cause) => fileFailure("creating the data root's parent", parent, cause) })
+    yield* createDirectory(parent, "creating the data root's parent")
     const staging = NodePath.join(parent, `.${NodePath.basename(dataRoot)}.restoring-${process.pid}`)
     let renamed = false
     return yield* Effect.gen(function*() {
