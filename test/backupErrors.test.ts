@@ -1,4 +1,5 @@
 import { beforeAll, describe, expect, it } from "@effect/vitest"
+import Database from "better-sqlite3"
 import { spawnSync } from "node:child_process"
 import * as NodeFs from "node:fs"
 import * as NodePath from "node:path"
@@ -104,6 +105,30 @@ describe("backup, verify and restore: refusals and failures", () => {
     const run = await cli(["verify", escaping])
     expectRefused(run, "backup_manifest_invalid")
     expect(run.stderr).toContain("not a valid user_id")
+  }, 120_000)
+
+  it("a store another process keeps locked is store_locked, once SQLite's wait is over", async () => {
+    const holder = new Database(NodePath.join(dataRoot, "ben", "store.db"))
+    try {
+      holder.pragma("locking_mode = EXCLUSIVE")
+      holder.exec("BEGIN EXCLUSIVE")
+      const run = await cli(["backup", "--to", NodePath.join(tempDataRoot(), "backup"), "--data-root", dataRoot])
+      expectRefused(run, "store_locked")
+      expect(run.stderr).toContain(NodePath.join(dataRoot, "ben", "store.db"))
+    } finally {
+      holder.close()
+    }
+  }, 120_000)
+
+  it("draws its progress on stderr when it is a terminal", async () => {
+    const target = NodePath.join(tempDataRoot(), "backup")
+    // `script` gives the CLI a terminal; what the terminal showed is on its stdout.
+    const run = await cli(["backup", "--to", target, "--data-root", dataRoot], {
+      within: ["sh", "-c", "exec script -qec \"$*\" /dev/null", "sh"]
+    })
+    expect(run.code).toBe(0)
+    expect(run.stdout).toContain("[------------------------] 0/3 users  ana")
+    expect(run.stdout).toContain("[########################] 3/3 users")
   }, 120_000)
 
   it.runIf(canMount)("a directory that cannot be written is not_writable; a full disk is disk_full, and a restore leaves nothing behind", async () => {

@@ -22,7 +22,7 @@ export const fileFailure = (doing: string, path: string, cause: unknown): Backup
     return new BackupFailed({ code: "directory_missing", message: `${path} does not exist or is not a directory (while ${doing})` })
   }
   if (code.startsWith("SQLITE_BUSY") || code.startsWith("SQLITE_LOCKED")) {
-    return new BackupFailed({ code: "store_locked", message: `${path} stayed locked by another process while ${doing}; run it again` })
+    return new BackupFailed({ code: "store_locked", message: `another process kept a lock past SQLite's wait while ${doing} (${path}); run it again` })
   }
   return new BackupFailed({ code: "backup_io_failed", message: `${doing} failed (${path}): ${describe(cause)}` })
 }

@@ -5,6 +5,9 @@ import { fileFailure } from "./fileFailure.js"
 /** Pages per step of SQLite's backup: all of them, so that the copy is made in one read transaction. */
 const ALL_PAGES = 0x7fffffff
 
+/** better-sqlite3 reports a step refused with SQLITE_BUSY as a finished backup of no pages: named for what it is. */
+const stillLocked = (source: string) => Object.assign(new Error(`${source} is locked`), { code: "SQLITE_BUSY" })
+
 /**
  * Copies a live SQLite database (WAL mode, written by the service meanwhile) into a new file, as
  * of one moment, through SQLite's online backup API on a read-only connection.
@@ -24,7 +27,10 @@ export const onlineCopy = (source: string, target: string) =>
     try: async () => {
       const db = new Sqlite(source, { readonly: true, fileMustExist: true })
       try {
-        await db.backup(target, { progress: () => ALL_PAGES })
+        // A read first: a lock held elsewhere fails here, once the connection's busy wait is over.
+        const { tables } = db.prepare<[], { tables: number }>("SELECT count(*) AS tables FROM sqlite_schema").get() ?? { tables: 0 }
+        const copied = await db.backup(target, { progress: () => ALL_PAGES })
+        if (copied.totalPages === 0 && tables > 0) throw stillLocked(source)
       } finally {
         db.close()
       }
