@@ -60,6 +60,10 @@ describe("backup, verify and restore: refusals and failures", () => {
     NodeFs.writeFileSync(NodePath.join(occupied, "notes.txt"), "mine")
     expectRefused(await cli(["backup", "--to", occupied, "--data-root", dataRoot]), "backup_target_not_empty")
     expect(NodeFs.readdirSync(occupied)).toEqual(["notes.txt"])
+
+    const inside = NodePath.join(dataRoot, "backups")
+    expectRefused(await cli(["backup", "--to", inside, "--data-root", dataRoot]), "backup_target_inside_data_root")
+    expect(NodeFs.existsSync(inside)).toBe(false)
   }, 120_000)
 
   it("restore refuses a non-empty data root and leaves it as it was", async () => {
@@ -71,8 +75,11 @@ describe("backup, verify and restore: refusals and failures", () => {
   it("verify names every difference from the manifest and restore refuses such a backup", async () => {
     const tampered = copyOf(backup)
     const manifestPath = NodePath.join(tampered, "manifest.json")
-    const manifest = JSON.parse(NodeFs.readFileSync(manifestPath, "utf8")) as { users: Array<{ user_id: string; rows: Record<string, number> }> }
+    const manifest = JSON.parse(NodeFs.readFileSync(manifestPath, "utf8")) as {
+      users: Array<{ user_id: string; schema_version: number; rows: Record<string, number> }>
+    }
     manifest.users[1]!.rows.turns = 99
+    manifest.users[1]!.schema_version = 42
     NodeFs.writeFileSync(manifestPath, JSON.stringify(manifest))
     const store = NodePath.join(tampered, "cy", "store.db")
     const bytes = NodeFs.readFileSync(store)
@@ -85,6 +92,7 @@ describe("backup, verify and restore: refusals and failures", () => {
     expect(verify.stderr).toContain("user 'ana': ")
     expect(verify.stderr).toContain("is missing")
     expect(verify.stderr).toContain("user 'ben': turns has 3 rows, the manifest says 99")
+    expect(verify.stderr).toContain("user 'ben': schema version 6, the manifest says 42")
     expect(verify.stderr).toMatch(/user 'cy': its sha256 is [0-9a-f]{64}, the manifest says/)
 
     const parent = tempDataRoot()

@@ -30,9 +30,13 @@ export interface BackupSummary {
   readonly ignored: ReadonlyArray<string>
 }
 
-/** A fresh directory for the backup: an existing one must be empty, so that nothing else mixes in. */
-const prepareTarget = (target: string) =>
+/** A fresh directory for the backup, outside the data root: an existing one must be empty, so that nothing else mixes in. */
+const prepareTarget = (dataRoot: string, target: string) =>
   Effect.gen(function*() {
+    const inside = NodePath.relative(NodePath.resolve(dataRoot), NodePath.resolve(target))
+    if (!inside.startsWith("..") && !NodePath.isAbsolute(inside)) {
+      return yield* new BackupFailed({ code: "backup_target_inside_data_root", message: `${target} is inside the data root ${dataRoot}: back up somewhere else` })
+    }
     if (!isAbsentOrEmpty(target)) {
       return yield* new BackupFailed({ code: "backup_target_not_empty", message: `${target} is not empty: back up into a new or empty directory` })
     }
@@ -72,7 +76,7 @@ export const backupDataRoot = (options: {
     if (!NodeFs.existsSync(controlDbPath(dataRoot))) {
       return yield* new BackupFailed({ code: "data_root_missing", message: `${dataRoot} holds no control database: it is not a data root` })
     }
-    yield* prepareTarget(target)
+    yield* prepareTarget(dataRoot, target)
     const startedAt = yield* nowTimestamp
     const directories = userDirectories(dataRoot)
     const users = directories.filter(isValidUserId)
