@@ -34,7 +34,7 @@ export interface BackupSummary {
 const prepareTarget = (dataRoot: string, target: string) =>
   Effect.gen(function*() {
     const inside = NodePath.relative(NodePath.resolve(dataRoot), NodePath.resolve(target))
-    if (!inside.startsWith("..") && !NodePath.isAbsolute(inside)) {
+    if (inside !== ".." && !inside.startsWith(`..${NodePath.sep}`) && !NodePath.isAbsolute(inside)) {
       return yield* new BackupFailed({ code: "backup_target_inside_data_root", message: `${target} is inside the data root ${dataRoot}: back up somewhere else` })
     }
     if (!isAbsentOrEmpty(target)) {
