@@ -3,8 +3,9 @@
  * the service serves a search/ingest mix, and what the backup costs those requests. One run:
  * the data root is built (one user's store of generated sentences written through the adapter's own turn writes,
  * then copied for every user, to reach the size fast), the service started on it from the build,
- * the mix timed for a window without a backup, then again for as long as a backup takes; then
- * `verify` of that backup is timed too. Prints the root's size, the backup's and verify's MB/s,
+ * the mix timed for a window without a backup, then for as long as a backup takes, then for
+ * another window without (the two quiet windows together are the baseline, so that a drift of
+ * the machine's load weighs on both sides); then `verify` of that backup is timed too. Prints the root's size, the backup's and verify's MB/s,
  * and the requests' p50/p99 in both windows, against the target: p99 during a backup at most
  * twice p99 without one.
  *
@@ -96,6 +97,15 @@ const runMix = async (port: number, running: () => boolean, seed: number) => {
   return latencies
 }
 
+/** The mix for SECONDS without a backup: its latencies and how long it ran. */
+const quietWindow = async (port: number, seed: number) => {
+  let quiet = true
+  setTimeout(() => (quiet = false), SECONDS * 1000)
+  const started = performance.now()
+  const latencies = await runMix(port, () => quiet, seed)
+  return { latencies, seconds: (performance.now() - started) / 1000 }
+}
+
 /** Runs the CLI's build to its end: its wall time in seconds; fails on a non-zero exit. */
 const runCli = (args: ReadonlyArray<string>) =>
   new Promise<number>((resolve, reject) => {
@@ -130,20 +140,16 @@ const main = async () => {
       setTimeout(() => (warming = false), 3_000)
       await runMix(server.port, () => warming, 1)
 
-      let quiet = true
-      setTimeout(() => (quiet = false), SECONDS * 1000)
-      const quietStarted = performance.now()
-      const without = await runMix(server.port, () => quiet, 2)
-      const quietSeconds = (performance.now() - quietStarted) / 1000
-
+      const before = await quietWindow(server.port, 2)
       let backingUp = true
       const load = runMix(server.port, () => backingUp, 3)
       const backupSeconds = await runCli(["backup", "--to", backup, "--data-root", dataRoot]).finally(() => (backingUp = false))
       const during = await load
+      const after = await quietWindow(server.port, 4)
       const backupBytes = directoryBytes(backup)
       const verifySeconds = await runCli(["verify", backup])
 
-      const base = row("without backup", without, quietSeconds)
+      const base = row("without backup", [...before.latencies, ...after.latencies], before.seconds + after.seconds)
       const busy = row("during backup", during, backupSeconds)
       console.log(`data root: ${USERS} users, ${(rootBytes / 1e6).toFixed(0)} MB (built in ${buildSeconds.toFixed(0)} s); mix ${SEARCH_PERCENT}% search, ${100 - SEARCH_PERCENT}% ingest, ${CLIENTS} clients`)
       console.log(`backup: ${(backupBytes / 1e6).toFixed(0)} MB in ${backupSeconds.toFixed(1)} s = ${(backupBytes / 1e6 / backupSeconds).toFixed(1)} MB/s, beside the load`)
