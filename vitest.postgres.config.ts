@@ -27,6 +27,8 @@ import { defineConfig } from "vitest/config"
  *   before its store file went (skipped here).
  * - databaseSelection, postgresRestart, replicas, crashSafetyReplicas and migrate pick the
  *   backend (or both ends of a migration) themselves.
+ * - backup and backupErrors: the embedded backend's backup, verify and restore of store files
+ *   (backupPostgres, listed here, covers verify on a PostgreSQL database and pg_dump/pg_restore).
  */
 export default defineConfig({
   test: {
@@ -35,6 +37,7 @@ export default defineConfig({
       "test/adminStats.test.ts",
       "test/answer.test.ts",
       "test/auth.test.ts",
+      "test/backupPostgres.test.ts",
       "test/batch.test.ts",
       "test/cli.test.ts",
       "test/client.test.ts",

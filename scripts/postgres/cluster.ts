@@ -6,7 +6,7 @@ import * as NodeOs from "node:os"
 import * as NodePath from "node:path"
 import Pg from "pg"
 
-const PG_BIN = "/usr/lib/postgresql/15/bin"
+export const PG_BIN = "/usr/lib/postgresql/15/bin"
 
 export interface Cluster {
   /** A superuser URL of the cluster's `postgres` database. */

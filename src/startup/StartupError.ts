@@ -14,6 +14,7 @@ export class StartupError extends Data.TaggedError("StartupError")<{
     | "store_unavailable"
     | "store_schema_newer"
     | "port_unavailable"
+    | "store_schema_older"
   readonly message: string
   readonly details: Record<string, unknown>
 }> {}

@@ -14,10 +14,20 @@ export interface CliRun {
  * `memory-service <args>` as a real process in a clean environment (stderr a pipe, not a
  * terminal). Asynchronous on purpose: a server in this process must keep answering it.
  */
-export const runCli = (args: ReadonlyArray<string>, options: { readonly env?: Record<string, string>; readonly stdin?: string; readonly timeoutMs?: number } = {}) =>
+export const runCli = (
+  args: ReadonlyArray<string>,
+  options: {
+    readonly env?: Record<string, string>
+    readonly stdin?: string
+    readonly timeoutMs?: number
+    /** A command that runs the CLI as its last arguments (e.g. in another mount namespace). */
+    readonly within?: ReadonlyArray<string>
+  } = {}
+) =>
   Effect.promise(() =>
     new Promise<CliRun>((resolve, reject) => {
-      const child = spawn(process.execPath, ["--import", "tsx", "src/cli/main.ts", ...args], {
+      const [command = process.execPath, ...prefix] = [...(options.within ?? []), process.execPath]
+      const child = spawn(command, [...prefix, "--import", "tsx", "src/cli/main.ts", ...args], {
         cwd: ROOT,
         env: { PATH: process.env.PATH ?? "", HOME: process.env.HOME ?? "/tmp", ...options.env },
         stdio: ["pipe", "pipe", "pipe"]

@@ -1,5 +1,6 @@
 import { Command } from "@effect/cli"
 import { addCommand } from "./add.js"
+import { backupCommand } from "./backup.js"
 import { configCommand, metricsCommand, requestsCommand, statsCommand, usageCommand } from "./admin.js"
 import { dreamCommand } from "./dream.js"
 import { embedCommand } from "./embed.js"
@@ -13,7 +14,9 @@ import { migrateCommand } from "./migrate.js"
 import { exploreCommand, refineCommand, timelineCommand } from "./graph.js"
 import { deleteCommand, deleteUserCommand, getCommand, listCommand, supersedeCommand } from "./memories.js"
 import { answerCommand, contextCommand, searchCommand } from "./retrieval.js"
+import { restoreCommand } from "./restore.js"
 import { serveCommand } from "./serve.js"
+import { verifyCommand } from "./verify.js"
 
 export const rootCommand = Command.make("memory-service").pipe(
   Command.withDescription("Command line for the memory service: every route of its HTTP API, through the typed client"),
@@ -44,6 +47,9 @@ export const rootCommand = Command.make("memory-service").pipe(
     configCommand,
     requestsCommand,
     mcpCommand,
-    migrateCommand
+    migrateCommand,
+    backupCommand,
+    verifyCommand,
+    restoreCommand
   ])
 )

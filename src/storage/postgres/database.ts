@@ -5,7 +5,7 @@ import { Context, Duration, Effect, Layer, Option, Redacted } from "effect"
 import Pg from "pg"
 import { StoreUnavailable } from "../../api/errors.js"
 import { StartupError } from "../../startup/StartupError.js"
-import { LATEST_MIGRATION, migrate } from "./migrations.js"
+import { appliedMigration, LATEST_MIGRATION, migrate } from "./migrations.js"
 import { syncWebhookTrigger } from "./webhookTrigger.js"
 
 /** The PostgreSQL database holding users' data and the control plane, migrated to this build's schema. */
@@ -75,7 +75,22 @@ const lostConnectionDefect = (defect: unknown) =>
 export const orUnavailable = <A, R>(statement: Effect.Effect<A, SqlError.SqlError, R>) =>
   statement.pipe(Effect.catchSomeDefect(lostConnectionDefect), Effect.catchTag("SqlError", unavailableOrDefect), Effect.uninterruptible)
 
-export const postgresDatabase = (options: { readonly url: Redacted.Redacted; readonly poolMax: number; readonly webhooks?: boolean }) =>
+/**
+ * The schema a tool that only reads (verify) finds: the newest migration applied, without
+ * applying any; 0 for a database this service never set up.
+ */
+const schemaAsFound = (sql: SqlClient.SqlClient) =>
+  sql<{ readonly present: boolean }>`SELECT to_regclass('schema_migrations') IS NOT NULL AS present`.pipe(
+    Effect.flatMap((rows) => rows[0]?.present === true ? appliedMigration(sql) : Effect.succeed(0))
+  )
+
+export const postgresDatabase = (options: {
+  readonly url: Redacted.Redacted
+  readonly poolMax: number
+  readonly webhooks?: boolean
+  /** Leave the schema as it is (a tool that only reads); refused unless it is this build's. */
+  readonly readOnly?: boolean
+}) =>
   Layer.scoped(
     PostgresDatabase,
     Effect.gen(function*() {
@@ -86,7 +101,14 @@ export const postgresDatabase = (options: { readonly url: Redacted.Redacted; rea
         applicationName: "memory-service",
         types
       })
-      const before = yield* migrate(sql)
+      const before = options.readOnly === true ? yield* schemaAsFound(sql) : yield* migrate(sql)
+      if (options.readOnly === true && before < LATEST_MIGRATION) {
+        return yield* new StartupError({
+          code: "store_schema_older",
+          message: `the database has schema ${before}, older than this build's ${LATEST_MIGRATION}; a service of this build brings it up to date when it starts`,
+          details: { found: before, supported: LATEST_MIGRATION }
+        })
+      }
       if (before > LATEST_MIGRATION) {
         return yield* new StartupError({
           code: "store_schema_newer",

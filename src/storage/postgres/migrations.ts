@@ -178,7 +178,7 @@ export const LATEST_MIGRATION = MIGRATIONS[MIGRATIONS.length - 1]!.id
 const MIGRATION_LOCK = 7_300_021
 
 /** The newest migration applied to the database. */
-const appliedMigration = (sql: SqlClient.SqlClient) =>
+export const appliedMigration = (sql: SqlClient.SqlClient) =>
   Effect.map(sql<{ readonly latest: number | null }>`SELECT max(id) AS latest FROM schema_migrations`, (rows) => rows[0]?.latest ?? 0)
 
 /**

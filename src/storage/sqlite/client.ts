@@ -24,14 +24,17 @@ export const makeSqliteClient = (options: {
   readonly extensions?: ReadonlyArray<string>
   /** Run after each transaction, once the connection is free again. */
   readonly onTransactionEnd?: Effect.Effect<void>
+  /** Opened read-only, as it is: the file must exist and its journal mode is left alone. */
+  readonly readonly?: boolean
 }) =>
   Effect.gen(function*() {
     const db = yield* Effect.acquireRelease(
       Effect.try({
         try: () => {
-          const opened = new Sqlite(options.filename)
+          const readonly = options.readonly === true
+          const opened = new Sqlite(options.filename, { readonly, fileMustExist: readonly })
           for (const extension of options.extensions ?? []) opened.loadExtension(extension)
-          opened.pragma("journal_mode = WAL")
+          if (!readonly) opened.pragma("journal_mode = WAL")
           return opened
         },
         catch: (cause) => new SqlError.SqlError({ cause, message: `Failed to open ${options.filename}` })

@@ -10,6 +10,13 @@ export class SchemaNewer extends Data.TaggedError("SchemaNewer")<{
   readonly supported: number
 }> {}
 
+/** The newest migration applied to a database: its schema version (0 before any). */
+export const appliedMigration = (client: SqlClient.SqlClient) =>
+  client<{ readonly latest: number | null }>`SELECT max(migration_id) AS latest FROM effect_sql_migrations`.pipe(
+    Effect.map((rows) => rows[0]?.latest ?? 0),
+    Effect.catchTag("SqlError", () => Effect.succeed(0))
+  )
+
 /**
  * Opens a SQLite file in WAL mode for the enclosing scope and brings its schema up to date.
  * `synchronous = NORMAL` keeps every committed transaction across a process crash (the WAL is
@@ -29,11 +36,7 @@ export const openMigrated = (options: {
     yield* client`PRAGMA busy_timeout = 5000`
     yield* client`PRAGMA synchronous = NORMAL`
     yield* client`PRAGMA foreign_keys = ON`
-    const applied = yield* client<{ readonly latest: number | null }>`
-      SELECT max(migration_id) AS latest FROM effect_sql_migrations`.pipe(
-      Effect.map((rows) => rows[0]?.latest ?? 0),
-      Effect.catchTag("SqlError", () => Effect.succeed(0))
-    )
+    const applied = yield* appliedMigration(client)
     if (applied > options.latest) return yield* new SchemaNewer({ found: applied, supported: options.latest })
     // A store with every migration applied (any reopen) skips the migrator and its bookkeeping.
     const newest = Math.max(0, ...Object.keys(options.migrations).map((name) => Number.parseInt(name, 10)))

@@ -4,6 +4,7 @@ import type { StartupError } from "../../../startup/StartupError.js"
 import { MigrationRefused, MigrationStoreFailed } from "../../transfer/errors.js"
 import type { TransferEnd } from "../../transfer/TransferEnd.js"
 import { PostgresDatabase, postgresDatabase, withoutSecret } from "../database.js"
+import { LATEST_MIGRATION } from "../migrations.js"
 import { ControlRows } from "../../transfer/controlRows.js"
 import { UserRows } from "./userRows.js"
 
@@ -12,11 +13,12 @@ const POOL = 2
 
 /**
  * A PostgreSQL database as one end of a migration, for the enclosing scope, its schema first
- * brought up to date by the adapter's own migrations. Its label and messages never hold the password.
+ * brought up to date by the adapter's own migrations (with `readOnly`, left as it is and required
+ * to be this build's). Its label and messages never hold the password.
  */
-export const postgresTransferEnd = (url: Redacted.Redacted) =>
+export const postgresTransferEnd = (url: Redacted.Redacted, options: { readonly readOnly?: boolean } = {}) =>
   Effect.gen(function*() {
-    const context = yield* Layer.build(postgresDatabase({ url, poolMax: POOL }))
+    const context = yield* Layer.build(postgresDatabase({ url, poolMax: POOL, readOnly: options.readOnly === true }))
     const sql = Context.get(context, PostgresDatabase)
     const label = withoutSecret(Redacted.value(url), url)
     const failed = (error: SqlError.SqlError) =>
@@ -35,3 +37,6 @@ export const postgresTransferEnd = (url: Redacted.Redacted) =>
       countControl: control.count.pipe(Effect.mapError(failed))
     } satisfies TransferEnd
   }).pipe(Effect.catchTag("StartupError", (error: StartupError) => new MigrationRefused({ code: error.code, message: error.message })))
+
+/** The schema version of a database a read-only end opened: it refuses any other than this build's. */
+export const POSTGRES_SCHEMA_VERSION = LATEST_MIGRATION
