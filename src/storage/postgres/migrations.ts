@@ -163,6 +163,11 @@ const MIGRATIONS: ReadonlyArray<Migration> = [{
       `CREATE TRIGGER ${index}s_staged_vector_stale AFTER UPDATE OF content ON ${index}s FOR EACH ROW
         WHEN (OLD.content IS DISTINCT FROM NEW.content) EXECUTE FUNCTION staged_vector_stale('${index}_vectors_staged')`)
   ]
+}, {
+  id: 8,
+  name: "request_log_key_id",
+  // Which named key made a request: its name alone may be any text, and is not unique.
+  statements: [`ALTER TABLE request_log ADD COLUMN key_id text`]
 }]
 
 /** The newest migration this build knows. */

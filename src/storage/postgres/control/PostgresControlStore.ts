@@ -101,7 +101,7 @@ export const PostgresControlStoreLive = Layer.effect(
         page: (offset, limit) =>
           Effect.all({
             rows: sql<RequestLogRow>`
-              SELECT request_id, method, route, status_code, latency_ms, key_name, created_at
+              SELECT request_id, method, route, status_code, latency_ms, key_name, key_id, created_at
               FROM request_log ORDER BY id DESC LIMIT ${limit} OFFSET ${offset}`,
             total: Effect.map(sql<{ readonly n: number }>`SELECT count(*) AS n FROM request_log`, (rows) => rows[0]?.n ?? 0)
           }).pipe(orUnavailable)

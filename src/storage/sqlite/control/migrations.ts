@@ -72,7 +72,12 @@ export const controlMigrations = {
         held INTEGER NOT NULL
       )`
     yield* sql`CREATE INDEX webhook_queue_by_user ON webhook_queue (user_id, id)`
+  }),
+  // Which named key made a request: its name alone may be any text, and is not unique.
+  "0005_request_log_key_id": Effect.gen(function*() {
+    const sql = yield* SqlClient.SqlClient
+    yield* sql`ALTER TABLE request_log ADD COLUMN key_id TEXT`
   })
 }
 
-export const LATEST_CONTROL_MIGRATION = 4
+export const LATEST_CONTROL_MIGRATION = 5
