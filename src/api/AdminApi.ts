@@ -101,9 +101,15 @@ export class StatsView extends Schema.Class<StatsView>("StatsView")({
   control_db_bytes: Schema.Int,
   memories_by_status: Counts,
   open_stores: Schema.Int,
-  /** Webhook deliveries since the process started (delivered, failed, dropped) and what waits (retrying, pending). */
+  /**
+   * Webhook deliveries since the process started (delivered, failed, dropped) and what waits
+   * (retrying, pending); whether this process delivers (enabled), whether webhooks are on for the
+   * database (database_enabled: every process's writes enter the outboxes), and whether the two differ.
+   */
   webhooks: Schema.Struct({
     enabled: Schema.Boolean,
+    database_enabled: Schema.Boolean,
+    mismatch: Schema.Boolean,
     delivered: Schema.Int,
     failed: Schema.Int,
     retrying: Schema.Int,

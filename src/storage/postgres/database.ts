@@ -6,7 +6,8 @@ import Pg from "pg"
 import { StoreUnavailable } from "../../api/errors.js"
 import { StartupError } from "../../startup/StartupError.js"
 import { LATEST_MIGRATION, migrate } from "./migrations.js"
-import { syncWebhookTrigger } from "./webhookTrigger.js"
+import type { WebhookSwitch } from "../../config/webhooks.js"
+import { switchWebhookTrigger } from "./webhookTrigger.js"
 
 /** The PostgreSQL database holding users' data and the control plane, migrated to this build's schema. */
 export class PostgresDatabase extends Context.Tag("Memory/PostgresDatabase")<PostgresDatabase, SqlClient.SqlClient>() {}
@@ -75,7 +76,7 @@ const lostConnectionDefect = (defect: unknown) =>
 export const orUnavailable = <A, R>(statement: Effect.Effect<A, SqlError.SqlError, R>) =>
   statement.pipe(Effect.catchSomeDefect(lostConnectionDefect), Effect.catchTag("SqlError", unavailableOrDefect), Effect.uninterruptible)
 
-export const postgresDatabase = (options: { readonly url: Redacted.Redacted; readonly poolMax: number; readonly webhooks?: boolean }) =>
+export const postgresDatabase = (options: { readonly url: Redacted.Redacted; readonly poolMax: number; readonly webhookSwitch?: WebhookSwitch }) =>
   Layer.scoped(
     PostgresDatabase,
     Effect.gen(function*() {
@@ -95,7 +96,7 @@ export const postgresDatabase = (options: { readonly url: Redacted.Redacted; rea
         })
       }
       // A tool opening the database (a migration between backends) leaves the deployment's setting alone.
-      if (options.webhooks !== undefined) yield* syncWebhookTrigger(sql, options.webhooks)
+      yield* switchWebhookTrigger(sql, options.webhookSwitch ?? "keep")
       return sql
     }).pipe(
       Effect.catchTag("SqlError", (error) =>

@@ -77,7 +77,12 @@ export const controlMigrations = {
   "0005_request_log_key_id": Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
     yield* sql`ALTER TABLE request_log ADD COLUMN key_id TEXT`
+  }),
+  // Settings of the data root that outlive a process: whether webhooks are on (webhookSwitch.ts).
+  "0006_settings": Effect.gen(function*() {
+    const sql = yield* SqlClient.SqlClient
+    yield* sql`CREATE TABLE settings (name TEXT PRIMARY KEY, value TEXT NOT NULL)`
   })
 }
 
-export const LATEST_CONTROL_MIGRATION = 5
+export const LATEST_CONTROL_MIGRATION = 6
