@@ -143,6 +143,8 @@ describe("webhooks", () => {
       })
       expect(yield* statsUntil(server.baseUrl, { delivered: events.length + 1 })).toEqual({
         enabled: true,
+        database_enabled: true,
+        mismatch: false,
         delivered: events.length + 1,
         failed: 0,
         retrying: 0,
