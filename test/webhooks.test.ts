@@ -289,17 +289,22 @@ describe("webhooks on or off for the deployment", () => {
           expect((yield* ingestTurn(server.baseUrl, "gil", "written with webhooks")).status).toBe(200)
           yield* eventually("the first change", () => receiver.answered() >= 1)
         }))
-      yield* serving(serviceEnv(deployment), (server) =>
+      yield* serving(serviceEnv(deployment, { SERVICE_ALLOW_PURGE: "true" }), (server) =>
         Effect.gen(function*() {
           expect(yield* stats(server.baseUrl)).toMatchObject({ enabled: false, database_enabled: true, mismatch: true })
           expect((yield* ingestTurn(server.baseUrl, "gil", "written without webhooks", "s2")).status).toBe(200)
           expect(yield* userRows(server).count("gil", "webhook_outbox")).toBe(1)
+          // An erase here is announced too, after the erased user's changes.
+          expect((yield* ingestTurn(server.baseUrl, "hal", "soon erased")).status).toBe(200)
+          const erased = yield* rawFetch(`${server.baseUrl}/v1/memories?user_id=hal&purge=true`, { method: "DELETE", headers: authHeaders() })
+          expect(erased.status).toBe(200)
         }))
       yield* serving(withWebhooks, (server) =>
         Effect.gen(function*() {
-          yield* eventually("the change written without webhooks", () => deliveredOf(receiver, "gil").length >= 2)
+          yield* eventually("the changes written without webhooks", () => deliveredOf(receiver, "gil").length >= 2 && deliveredOf(receiver, "hal").length >= 2)
           const events = yield* eventsOf(server.baseUrl, "gil")
           expect(deliveredOf(receiver, "gil").map((delivery) => delivery.json.event_id)).toEqual(events.map((event) => event.event_id))
+          expect(deliveredOf(receiver, "hal").map((delivery) => (delivery.json.details as { action: string }).action)).toEqual(["store_turns", "purge_user"])
         }))
       yield* serving(serviceEnv(deployment, { SERVICE_WEBHOOKS_OFF: "true" }), (server) =>
         Effect.gen(function*() {
