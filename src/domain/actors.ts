@@ -4,9 +4,10 @@
  */
 export const RESERVED_ACTOR_NAMES = ["bootstrap", "anonymous", "mcp"] as const
 
+const RESERVED: ReadonlySet<string> = new Set(RESERVED_ACTOR_NAMES)
+
 /** Whether a key name would read as one of the reserved actors (in any case, around any spaces). */
-export const isReservedActorName = (name: string) =>
-  (RESERVED_ACTOR_NAMES as ReadonlyArray<string>).includes(name.trim().toLowerCase())
+export const isReservedActorName = (name: string) => RESERVED.has(name.trim().toLowerCase())
 
 /** The authenticated caller: a named key carries its id; the service key and anonymous callers carry none. */
 export interface CallerIdentity {

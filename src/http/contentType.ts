@@ -18,7 +18,7 @@ const unquoted = (value: string) => value.replace(/^"(.*)"$/, "$1")
  * a browser sends a body without one (a Blob) to any origin without a CORS preflight, so reading
  * it as JSON would let any web page write to a service that runs without authentication.
  */
-export const refusedMediaType = (declared: string | undefined): Option.Option<string> => {
+const refusedMediaType = (declared: string | undefined): Option.Option<string> => {
   if (declared === undefined || declared.trim() === "") {
     return Option.some("the body has no Content-Type; send it as application/json")
   }

@@ -15,15 +15,16 @@ export const webhookTriggerPresent = (sql: SqlClient.SqlClient) =>
 /**
  * Applies what a starting process asks: a process with webhooks adds the trigger, one started to
  * turn them off removes it (an outbox nobody empties would only grow), and any other leaves it as
- * it is, so that a replica without webhooks never stops the other replicas' deliveries.
+ * it is, so that a replica without webhooks never stops the other replicas' deliveries. The table
+ * is only altered when the setting changes: altering it waits for, and holds up, every write.
  */
-export const switchWebhookTrigger = (sql: SqlClient.SqlClient, request: WebhookSwitch) => {
-  switch (request) {
-    case "on":
-      return sql`CREATE OR REPLACE TRIGGER events_webhook_outbox AFTER INSERT ON events FOR EACH ROW EXECUTE FUNCTION webhook_outbox_fill()`.pipe(Effect.asVoid)
-    case "off":
-      return sql`DROP TRIGGER IF EXISTS events_webhook_outbox ON events`.pipe(Effect.asVoid)
-    case "keep":
-      return Effect.void
-  }
-}
+export const switchWebhookTrigger = (sql: SqlClient.SqlClient, request: WebhookSwitch) =>
+  Effect.gen(function*() {
+    if (request === "keep") return
+    const present = yield* webhookTriggerPresent(sql)
+    if (request === "on" && !present) {
+      yield* sql`CREATE OR REPLACE TRIGGER events_webhook_outbox AFTER INSERT ON events FOR EACH ROW EXECUTE FUNCTION webhook_outbox_fill()`
+    } else if (request === "off" && present) {
+      yield* sql`DROP TRIGGER IF EXISTS events_webhook_outbox ON events`
+    }
+  })
