@@ -53,7 +53,7 @@ const StorageLive = Layer.unwrapEffect(
   Effect.map(AppConfig, (config) =>
     Option.match(config.database, {
       onNone: () => SqliteStorageLive,
-      onSome: (database) => postgresStorage({ ...database, webhooks: Option.isSome(config.webhook) })
+      onSome: (database) => postgresStorage({ ...database, webhookSwitch: config.webhookSwitch })
     }))
 )
 

@@ -40,6 +40,26 @@ describe("named API keys", () => {
       expect(config.named_keys_active).toBe(1)
     }))
 
+  it.scoped("a reserved actor's name, in any case or spacing, is refused (422 at body.name) and mints nothing", () =>
+    Effect.gen(function*() {
+      const { baseUrl } = yield* startServer()
+      for (const name of ["bootstrap", "Anonymous", " MCP ", "BOOTSTRAP"]) {
+        const response = yield* rawFetch(`${baseUrl}/v1/admin/keys`, {
+          method: "POST",
+          headers: { ...authHeaders(), "content-type": "application/json" },
+          body: JSON.stringify({ name })
+        })
+        expect(response.status, name).toBe(422)
+        expect(response.body, name).toMatchObject({
+          code: "validation_error",
+          details: { errors: [{ type: "value_error", loc: ["body", "name"], msg: "The name of a reserved actor (bootstrap, anonymous, mcp, in any case) cannot name a key", input: name }] }
+        })
+      }
+      const client = yield* apiClient(baseUrl)
+      expect((yield* client.admin.createKey({ payload: { name: "bootstrapper" } })).key.name).toBe("bootstrapper")
+      expect((yield* client.admin.listKeys({ urlParams: { include_revoked: true } })).total).toBe(1)
+    }))
+
   it.scoped("revoking an unknown key is 404 not_found", () =>
     Effect.gen(function*() {
       const { baseUrl } = yield* startServer()

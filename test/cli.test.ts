@@ -101,6 +101,11 @@ describe("memory-service CLI", () => {
       expect(jsonOf(usedNewKey.stdout)).toHaveProperty("users")
       expect(stats).toMatch(/^users: \d+$/m)
       expect(jsonOf(usage)).toHaveProperty("by_operation")
+      // The request log names a named key as its actor, key:<name>.
+      const requests = (yield* ok(server, ["requests", "--limit", "10"])).split("\n")
+      expect(requests[0]).toMatch(/\bCALLER\b/)
+      expect(requests.find((line) => line.includes("/v1/admin/stats") && line.includes("key:ci"))).toBeDefined()
+      expect(requests.find((line) => line.includes("/v1/admin/keys") && /\sbootstrap\s/.test(line))).toBeDefined()
       const revoked = yield* ok(server, ["keys", "revoke", keyId])
       expect(revoked).toContain(`key ${keyId} (ci) revoked at`)
       const list = yield* ok(server, ["keys", "list"])

@@ -189,4 +189,45 @@ describe("replicas on one PostgreSQL database", () => {
       expect(receiver.deliveries.every((delivery) => delivery.signed)).toBe(true)
     })))
   }, 90_000)
+
+  it("webhooks: a replica started without them leaves them on for the database; its writes are delivered, and it says so in its log and stats", async () => {
+    await Effect.runPromise(Effect.scoped(Effect.gen(function*() {
+      const receiver = yield* startReceiver("replica-secret")
+      const url = yield* Effect.promise(() => createDatabase(inject("postgresUrl")))
+      const start = (env: Record<string, string>) =>
+        Effect.promise(async () => {
+          const service = await startProcess({ SERVICE_API_KEY: API_KEY, SERVICE_DATA_ROOT: tempDataRoot(), SERVICE_DATABASE_URL: url, ...env })
+          running.push(service)
+          return { service, base: `http://127.0.0.1:${service.port}` }
+        })
+      const delivering = yield* start({ SERVICE_WEBHOOK_URL: receiver.url, SERVICE_WEBHOOK_SECRET: "replica-secret" })
+      // Started after the replica with webhooks, as when a replica without them is added or restarted.
+      const plain = yield* start({})
+      const webhookStats = (base: string) => Effect.promise(async () => (await call(base, "GET", "/v1/admin/stats")).body.webhooks)
+      expect(yield* webhookStats(plain.base)).toMatchObject({ enabled: false, database_enabled: true, mismatch: true })
+      expect(yield* webhookStats(delivering.base)).toMatchObject({ enabled: true, database_enabled: true, mismatch: false })
+      const warning = `${plain.service.stdout()}\n${plain.service.stderr()}`.split("\n").find((line) => line.includes("database_webhooks"))
+      expect(warning).toContain("\"database_webhooks\":\"on\"")
+      expect(warning).toContain("\"process_webhooks\":\"off\"")
+
+      const writes = 30
+      for (let i = 0; i < writes; i++) {
+        const written = yield* Effect.promise(() =>
+          call(plain.base, "POST", "/v1/memories", { user_id: "dora", session_id: `s${i}`, infer: false, async_mode: false, messages: [{ content: `note ${i}` }] }))
+        expect(written.status).toBe(200)
+      }
+      yield* eventually("every change written through the replica without webhooks", () => receiver.answered() >= writes)
+      const listed = yield* Effect.promise(() => call(plain.base, "GET", "/v1/events?user_id=dora&limit=50"))
+      const events = (listed.body.events as ReadonlyArray<{ event_id: string }>).map((event) => event.event_id).reverse()
+      expect(receiver.deliveries.map((delivery) => delivery.json.event_id)).toEqual(events)
+
+      // Turned off on purpose, once: every replica's writes stop entering the outbox, and the one with webhooks shows the mismatch.
+      yield* start({ SERVICE_WEBHOOKS_OFF: "true" })
+      expect(yield* webhookStats(delivering.base)).toMatchObject({ enabled: true, database_enabled: false, mismatch: true })
+      expect((yield* Effect.promise(() =>
+        call(delivering.base, "POST", "/v1/memories", { user_id: "dora", session_id: "after", infer: false, async_mode: false, messages: [{ content: "unannounced" }] }))).status).toBe(200)
+      const [pending] = yield* Effect.promise(() => query<{ n: number }>(url, "SELECT count(*)::int AS n FROM webhook_outbox", []))
+      expect(pending).toEqual({ n: 0 })
+    })))
+  }, 120_000)
 })

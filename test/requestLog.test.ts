@@ -5,7 +5,8 @@ import { Effect, Logger } from "effect"
 import type { RequestLogRow } from "../src/domain/records.js"
 import { corsPolicy } from "../src/http/cors.js"
 import { requestContext, type ServedRequest } from "../src/http/requestContext.js"
-import { apiClient, authHeaders, rawFetch, startServer } from "./support/server.js"
+import { apiClient, authHeaders, ingestTurn, rawFetch, startServer } from "./support/server.js"
+import { controlRows } from "./support/userRows.js"
 
 const page = (baseUrl: string, query = "") =>
   Effect.map(rawFetch(`${baseUrl}/v1/admin/requests${query}`, { headers: authHeaders() }), (r) => r.body as { requests: Array<RequestLogRow>; total: number; offset: number; limit: number })
@@ -43,9 +44,29 @@ describe("request log", () => {
         body: JSON.stringify({ user_id: "u", infer: false, async_mode: false, messages: [{ content: "x" }] })
       })
       const log = yield* page(baseUrl)
-      expect(log.requests.find((e) => e.route === "/v1/memories")?.key_name).toBe("importer")
+      expect(log.requests.find((e) => e.route === "/v1/memories")).toMatchObject({ key_name: "importer", key_id: created.key.id })
+      expect(log.requests.find((e) => e.route === "/v1/admin/keys")).toMatchObject({ key_name: "bootstrap", key_id: null })
       const events = yield* rawFetch(`${baseUrl}/v1/events?user_id=u`, { headers: authHeaders() })
-      expect(events.body).toMatchObject({ total: 1, events: [{ type: "memory_add", details: { actor: "importer" } }] })
+      expect(events.body).toMatchObject({ total: 1, events: [{ type: "memory_add", details: { actor: "key:importer" } }] })
+    }))
+
+  it.scoped("a key named after a reserved actor by an earlier build still reads as a named key", () =>
+    Effect.gen(function*() {
+      const server = yield* startServer()
+      const admin = yield* apiClient(server.baseUrl)
+      const created = yield* admin.admin.createKey({ payload: { name: "impostor" } })
+      yield* controlRows(server).update("api_keys", { name: "bootstrap" }, { id: created.key.id })
+      const byImpostor = yield* rawFetch(`${server.baseUrl}/v1/memories`, {
+        method: "POST",
+        headers: { authorization: `Bearer ${created.api_key}`, "content-type": "application/json" },
+        body: JSON.stringify({ user_id: "u", session_id: "s1", infer: false, async_mode: false, messages: [{ content: "x" }] })
+      })
+      expect(byImpostor.status).toBe(200)
+      yield* ingestTurn(server.baseUrl, "u", "y", "s2")
+      const events = (yield* rawFetch(`${server.baseUrl}/v1/events?user_id=u`, { headers: authHeaders() })).body as { events: Array<{ session_id: string; details: { actor: string } }> }
+      expect(events.events.map((event) => [event.session_id, event.details.actor])).toEqual([["s2", "bootstrap"], ["s1", "key:bootstrap"]])
+      const writes = (yield* page(server.baseUrl)).requests.filter((e) => e.route === "/v1/memories")
+      expect(writes.map((e) => [e.key_name, e.key_id])).toEqual([["bootstrap", null], ["bootstrap", created.key.id]])
     }))
 
   it.scoped("keeps only the newest SERVICE_REQUEST_LOG_MAX rows", () =>

@@ -4,6 +4,7 @@ import * as NodeFs from "node:fs"
 import * as NodePath from "node:path"
 import { AppConfig } from "../src/config/AppConfig.js"
 import Database from "better-sqlite3"
+import { OutboxFilling } from "../src/storage/sqlite/outboxFilling.js"
 import { IDLE_GRACE, StoreCache } from "../src/storage/sqlite/StoreCache.js"
 import { API_KEY, apiClient, startServer, tempDataRoot } from "./support/server.js"
 import { queryStore } from "./support/stores.js"
@@ -11,6 +12,7 @@ import { queryStore } from "./support/stores.js"
 const cacheLayer = (dataRoot: string, max: number) =>
   StoreCache.Default.pipe(
     Layer.provide(AppConfig.layer),
+    Layer.provide(Layer.succeed(OutboxFilling, false)),
     Layer.provide(Layer.setConfigProvider(ConfigProvider.fromMap(new Map([
       ["SERVICE_API_KEY", API_KEY],
       ["SERVICE_DATA_ROOT", dataRoot],

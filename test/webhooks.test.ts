@@ -143,6 +143,8 @@ describe("webhooks", () => {
       })
       expect(yield* statsUntil(server.baseUrl, { delivered: events.length + 1 })).toEqual({
         enabled: true,
+        database_enabled: true,
+        mismatch: false,
         delivered: events.length + 1,
         failed: 0,
         retrying: 0,
@@ -272,11 +274,55 @@ describe("webhooks", () => {
     }))
 })
 
+describe("webhooks on or off for the deployment", () => {
+  it.scopedLive("a process without webhooks keeps them on: its writes wait in the outbox for the next process with them; only SERVICE_WEBHOOKS_OFF turns them off", () =>
+    Effect.gen(function*() {
+      const receiver = yield* startReceiver(SECRET)
+      const deployment = yield* freshDeployment
+      const withWebhooks = serviceEnv(deployment, webhookEnv(receiver))
+      const serving = <A>(env: Record<string, string>, use: (server: RunningServer) => Effect.Effect<A>) =>
+        Effect.scoped(Effect.flatMap(startServer(env), use))
+
+      yield* serving(withWebhooks, (server) =>
+        Effect.gen(function*() {
+          expect(yield* stats(server.baseUrl)).toMatchObject({ enabled: true, database_enabled: true, mismatch: false })
+          expect((yield* ingestTurn(server.baseUrl, "gil", "written with webhooks")).status).toBe(200)
+          yield* eventually("the first change", () => receiver.answered() >= 1)
+        }))
+      yield* serving(serviceEnv(deployment, { SERVICE_ALLOW_PURGE: "true" }), (server) =>
+        Effect.gen(function*() {
+          expect(yield* stats(server.baseUrl)).toMatchObject({ enabled: false, database_enabled: true, mismatch: true })
+          expect((yield* ingestTurn(server.baseUrl, "gil", "written without webhooks", "s2")).status).toBe(200)
+          expect(yield* userRows(server).count("gil", "webhook_outbox")).toBe(1)
+          // An erase here is announced too, after the erased user's changes.
+          expect((yield* ingestTurn(server.baseUrl, "hal", "soon erased")).status).toBe(200)
+          const erased = yield* rawFetch(`${server.baseUrl}/v1/memories?user_id=hal&purge=true`, { method: "DELETE", headers: authHeaders() })
+          expect(erased.status).toBe(200)
+        }))
+      yield* serving(withWebhooks, (server) =>
+        Effect.gen(function*() {
+          yield* eventually("the changes written without webhooks", () => deliveredOf(receiver, "gil").length >= 2 && deliveredOf(receiver, "hal").length >= 2)
+          const events = yield* eventsOf(server.baseUrl, "gil")
+          expect(deliveredOf(receiver, "gil").map((delivery) => delivery.json.event_id)).toEqual(events.map((event) => event.event_id))
+          expect(deliveredOf(receiver, "hal").map((delivery) => (delivery.json.details as { action: string }).action)).toEqual(["store_turns", "purge_user"])
+        }))
+      yield* serving(serviceEnv(deployment, { SERVICE_WEBHOOKS_OFF: "true" }), (server) =>
+        Effect.gen(function*() {
+          expect(yield* stats(server.baseUrl)).toMatchObject({ enabled: false, database_enabled: false, mismatch: false })
+          expect((yield* ingestTurn(server.baseUrl, "gil", "written with webhooks off", "s3")).status).toBe(200)
+          expect(yield* userRows(server).count("gil", "webhook_outbox")).toBe(0)
+        }))
+      yield* serving(serviceEnv(deployment), (server) =>
+        Effect.map(stats(server.baseUrl), (counts) => expect(counts).toMatchObject({ enabled: false, database_enabled: false, mismatch: false })))
+    }))
+})
+
 describe("webhook configuration", () => {
   it.skipIf(onPostgres).each([
     [{ SERVICE_WEBHOOK_URL: "ftp://127.0.0.1/hook", SERVICE_WEBHOOK_SECRET: SECRET }, "SERVICE_WEBHOOK_URL"],
     [{ SERVICE_WEBHOOK_URL: "not a url", SERVICE_WEBHOOK_SECRET: SECRET }, "SERVICE_WEBHOOK_URL"],
-    [{ SERVICE_WEBHOOK_URL: "http://127.0.0.1:9/hook" }, "SERVICE_WEBHOOK_SECRET"]
+    [{ SERVICE_WEBHOOK_URL: "http://127.0.0.1:9/hook" }, "SERVICE_WEBHOOK_SECRET"],
+    [{ SERVICE_WEBHOOK_URL: "http://127.0.0.1:9/hook", SERVICE_WEBHOOK_SECRET: SECRET, SERVICE_WEBHOOKS_OFF: "true" }, "SERVICE_WEBHOOKS_OFF"]
   ])("%o stops the start with config_invalid naming %s", async (env, variable) => {
     const deployment = await Effect.runPromise(freshDeployment)
     const run = await runToExit(serviceEnv(deployment, env))

@@ -1,5 +1,6 @@
 import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "@effect/platform"
 import { Schema } from "effect"
+import { isReservedActorName, RESERVED_ACTOR_NAMES } from "../domain/actors.js"
 import { Authentication } from "./Authentication.js"
 import { ScopeKeysInQuery } from "./ScopeKeysInQuery.js"
 import { NotFoundWire, StoreUnavailableWire } from "./errors.js"
@@ -57,10 +58,17 @@ export class CreatedApiKey extends Schema.Class<CreatedApiKey>("CreatedApiKey")(
   warning: Schema.String
 }) {}
 
+/** A key's name, never a reserved actor's: a key's requests must not read as the service key's or an anonymous caller's. */
+const KeyName = Schema.String.pipe(
+  Schema.minLength(1),
+  Schema.maxLength(64),
+  Schema.filter((name) => !isReservedActorName(name), {
+    message: () => `The name of a reserved actor (${RESERVED_ACTOR_NAMES.join(", ")}, in any case) cannot name a key`
+  })
+)
+
 /** Unknown keys are ignored here, as the reference service does for this one body. */
-export const CreateApiKeyRequest = Schema.Struct({
-  name: Schema.String.pipe(Schema.minLength(1), Schema.maxLength(64))
-})
+export const CreateApiKeyRequest = Schema.Struct({ name: KeyName })
 
 export const RequestLogQuery = Schema.Struct(pagingParams(1000, 100))
 
@@ -71,6 +79,8 @@ export class RequestLogEntry extends Schema.Class<RequestLogEntry>("RequestLogEn
   status_code: Schema.Int,
   latency_ms: Schema.Number,
   key_name: Schema.NullOr(Schema.String),
+  /** The named key's id; null for the service key (`bootstrap`), an anonymous caller, or when no key was checked. */
+  key_id: Schema.NullOr(Schema.String),
   created_at: Schema.String
 }) {}
 
@@ -92,9 +102,15 @@ export class StatsView extends Schema.Class<StatsView>("StatsView")({
   control_db_bytes: Schema.Int,
   memories_by_status: Counts,
   open_stores: Schema.Int,
-  /** Webhook deliveries since the process started (delivered, failed, dropped) and what waits (retrying, pending). */
+  /**
+   * Webhook deliveries since the process started (delivered, failed, dropped) and what waits
+   * (retrying, pending); whether this process delivers (enabled), whether webhooks are on for the
+   * database (database_enabled: every process's writes enter the outboxes), and whether the two differ.
+   */
   webhooks: Schema.Struct({
     enabled: Schema.Boolean,
+    database_enabled: Schema.Boolean,
+    mismatch: Schema.Boolean,
     delivered: Schema.Int,
     failed: Schema.Int,
     retrying: Schema.Int,

@@ -1,9 +1,10 @@
 import { HttpApiMiddleware, HttpApiSecurity } from "@effect/platform"
 import { Context, Schema } from "effect"
+import type { CallerIdentity } from "../domain/actors.js"
 import { StoreUnavailableWire, UnauthorizedWire } from "./errors.js"
 
-/** Who made the request: `bootstrap`, a named key's name, or `anonymous` when auth is off. */
-export class Caller extends Context.Tag("Memory/Caller")<Caller, { readonly name: string }>() {}
+/** Who made the request: `bootstrap`, a named key (its name and id), or `anonymous` when auth is off. */
+export class Caller extends Context.Tag("Memory/Caller")<Caller, CallerIdentity>() {}
 
 /**
  * The shared API key, sent as `Authorization: Bearer <key>` or `X-API-Key: <key>`.

@@ -2,7 +2,7 @@ import { Context, Effect, Layer, Option, type Redacted } from "effect"
 import * as NodePath from "node:path"
 import { configInvalid } from "../startup/StartupError.js"
 import { boolVar, choiceVar, databaseUrlVar, intVar, optionalStringVar, originsVar, secretVar, stringVar } from "./variables.js"
-import { webhookSettings, type WebhookSettings } from "./webhooks.js"
+import { webhookSettings, type WebhookSettings, type WebhookSwitch, webhookSwitchSetting } from "./webhooks.js"
 
 export const LLM_PROVIDERS = ["openai", "anthropic", "gemini", "ollama"] as const
 export type LlmProviderName = (typeof LLM_PROVIDERS)[number]
@@ -52,6 +52,8 @@ export interface Settings {
   readonly mcp: { readonly allowWrite: boolean; readonly logLevel: string }
   /** Where memory changes are posted; none when SERVICE_WEBHOOK_URL is unset. */
   readonly webhook: Option.Option<WebhookSettings>
+  /** What this process asks of the database's webhook setting (see WebhookSwitch). */
+  readonly webhookSwitch: WebhookSwitch
   readonly apiUrl: string
 }
 
@@ -73,6 +75,7 @@ export const loadSettings = Effect.gen(function*() {
   if (!authDisabled && Option.isNone(apiKey)) {
     return yield* configInvalid("SERVICE_API_KEY", "is required while authentication is on (set it, or SERVICE_AUTH_DISABLED=true for local development)")
   }
+  const webhook = yield* webhookSettings
   const embedProvider = yield* optionalStringVar("SERVICE_EMBED_PROVIDER").pipe(
     Effect.flatMap(Option.match({
       onNone: () => Effect.succeed(Option.none<LlmProviderName>()),
@@ -121,7 +124,8 @@ export const loadSettings = Effect.gen(function*() {
       allowWrite: yield* boolVar("SERVICE_MCP_ALLOW_WRITE", false),
       logLevel: yield* stringVar("SERVICE_MCP_LOG_LEVEL", "WARNING")
     },
-    webhook: yield* webhookSettings,
+    webhook,
+    webhookSwitch: yield* webhookSwitchSetting(webhook),
     apiUrl: yield* stringVar("SERVICE_API_URL", "http://127.0.0.1:8000")
   }
   return settings

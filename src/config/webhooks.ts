@@ -1,6 +1,6 @@
 import { Effect, Option, Redacted } from "effect"
 import { configInvalid } from "../startup/StartupError.js"
-import { intVar, secretVar } from "./variables.js"
+import { boolVar, intVar, secretVar } from "./variables.js"
 
 export interface WebhookSettings {
   /** The receiver's URL, kept secret: it may carry credentials. */
@@ -49,3 +49,20 @@ export const webhookSettings = Effect.gen(function*() {
   }
   return Option.some<WebhookSettings>({ url: url.value, secret: secret.value, timeoutMs, retryBaseMs, retryMaxMs, concurrency, retentionMax })
 })
+
+/**
+ * What a process asks of the deployment's webhook setting when it starts. Webhooks are on or off
+ * for the whole database (every process's writes fill the outboxes, or none do): a process with
+ * SERVICE_WEBHOOK_URL turns them on, only SERVICE_WEBHOOKS_OFF turns them off, and a process with
+ * neither keeps the setting it finds, so that one replica without webhooks never stops the others'.
+ */
+export type WebhookSwitch = "on" | "off" | "keep"
+
+export const webhookSwitchSetting = (webhook: Option.Option<WebhookSettings>) =>
+  Effect.gen(function*() {
+    const off = yield* boolVar("SERVICE_WEBHOOKS_OFF", false)
+    if (off && Option.isSome(webhook)) {
+      return yield* configInvalid("SERVICE_WEBHOOKS_OFF", "turns webhooks off for the database: it cannot be set with SERVICE_WEBHOOK_URL")
+    }
+    return off ? "off" as const : Option.isSome(webhook) ? "on" as const : "keep" as const
+  })

@@ -207,6 +207,8 @@ export interface RequestLogRow {
   readonly status_code: number
   readonly latency_ms: number
   readonly key_name: string | null
+  /** The named key's id: tells a named key from the service key or an anonymous caller, and same-named keys apart. */
+  readonly key_id: string | null
   readonly created_at: string
 }
 

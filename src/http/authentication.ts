@@ -4,6 +4,7 @@ import * as NodeCrypto from "node:crypto"
 import { Authentication } from "../api/Authentication.js"
 import { Unauthorized } from "../api/errors.js"
 import { AppConfig } from "../config/AppConfig.js"
+import type { CallerIdentity } from "../domain/actors.js"
 import { ApiKeys } from "../services/admin/ApiKeys.js"
 import { noteCaller } from "./currentRequest.js"
 
@@ -35,20 +36,16 @@ export const AuthenticationLive = Layer.effect(
     const config = yield* AppConfig
     const keys = yield* ApiKeys
     const identify = Effect.gen(function*() {
-      if (config.authDisabled) return "anonymous"
+      if (config.authDisabled) return { name: "anonymous", keyId: null } satisfies CallerIdentity
       const request = yield* HttpServerRequest.HttpServerRequest
       const presented = presentedKey(request.headers)
       if (Option.isNone(presented)) return yield* missing
       const bootstrap = Option.map(config.apiKey, Redacted.value)
-      if (Option.isSome(bootstrap) && sameSecret(presented.value, bootstrap.value)) return "bootstrap"
+      if (Option.isSome(bootstrap) && sameSecret(presented.value, bootstrap.value)) return { name: "bootstrap", keyId: null } satisfies CallerIdentity
       const named = yield* keys.resolve(presented.value)
       return Option.isSome(named) ? named.value : yield* invalid
     })
-    const authenticate = identify.pipe(
-      Effect.tap(noteCaller),
-      Effect.map((name) => ({ name })),
-      Effect.withSpan("Authentication.authenticate")
-    )
+    const authenticate = identify.pipe(Effect.tap(noteCaller), Effect.withSpan("Authentication.authenticate"))
     // Both documented schemes resolve through the one rule above, so their order cannot matter.
     return { bearer: () => authenticate, apiKey: () => authenticate }
   })

@@ -1,28 +1,61 @@
-import type { HttpServerRequest } from "@effect/platform"
+import { HttpServerError, type HttpServerRequest } from "@effect/platform"
+import { Data, Effect, Option } from "effect"
 
-// The structured `+json` types (RFC 6839): merge-patch+json, vnd.api+json, …
-const PLUS_JSON = /^application\/[a-z0-9!#$&^_.-]+\+json\s*(?:;|$)/
+/** A body whose declared media type the API does not read as JSON; `contentType` is none when none was declared. */
+export class UnreadableMediaType extends Data.TaggedError("UnreadableMediaType")<{
+  readonly contentType: string | null
+  readonly message: string
+}> {}
 
-const declaredType = (request: HttpServerRequest.HttpServerRequest) => request.headers["content-type"]?.toLowerCase().trim()
+// `application/json`, or a structured `+json` type (RFC 6839): merge-patch+json, vnd.api+json, …
+const JSON_MEDIA_TYPE = /^application\/(?:json|[a-z0-9!#$&^_.-]+\+json)$/
 
-/** The body's Content-Type as the API decodes it: lower case, JSON when absent, a `+json` type as JSON. */
-export const bodyContentType = (request: HttpServerRequest.HttpServerRequest) => {
-  const declared = declaredType(request)
-  return declared === undefined || PLUS_JSON.test(declared) ? "application/json" : declared
+const unquoted = (value: string) => value.replace(/^"(.*)"$/, "$1")
+
+/**
+ * Why a body declared with this Content-Type is not read, if it is not. JSON is UTF-8 (RFC 8259),
+ * so a charset other than UTF-8 is refused rather than misread. A missing type is refused too:
+ * a browser sends a body without one (a Blob) to any origin without a CORS preflight, so reading
+ * it as JSON would let any web page write to a service that runs without authentication.
+ */
+const refusedMediaType = (declared: string | undefined): Option.Option<string> => {
+  if (declared === undefined || declared.trim() === "") {
+    return Option.some("the body has no Content-Type; send it as application/json")
+  }
+  const [type = "", ...parameters] = declared.toLowerCase().split(";").map((part) => part.trim())
+  if (!JSON_MEDIA_TYPE.test(type)) return Option.some(`the body is ${type}; send it as application/json`)
+  const charset = parameters.find((parameter) => parameter.startsWith("charset="))
+  const encoding = charset === undefined ? "utf-8" : unquoted(charset.slice("charset=".length))
+  return encoding === "utf-8" ? Option.none() : Option.some(`the body is declared in ${encoding}; JSON is read only in utf-8`)
 }
 
 /**
- * The request with a `+json` Content-Type shown as `application/json`, so that the API's body
- * decoding, which knows only the latter, reads it as JSON rather than as bytes. Its body is the
- * request's own, read and cached once: a failure's answer reads it again from the request.
+ * The request as the API decodes its body: always shown as `application/json`, so that the
+ * builder reads every body through `json`, which answers an empty body as none (the field errors
+ * then say it is missing) and refuses a body of any other media type once it is read (within the
+ * size limit), after authentication. Its text is the request's own, read and cached once.
  */
-export const plusJsonAsJson = (request: HttpServerRequest.HttpServerRequest): HttpServerRequest.HttpServerRequest => {
-  const declared = declaredType(request)
-  if (declared === undefined || !PLUS_JSON.test(declared)) return request
+export const jsonBodyOnly = (request: HttpServerRequest.HttpServerRequest): HttpServerRequest.HttpServerRequest => {
+  const declared = request.headers["content-type"]
+  const refusal = refusedMediaType(declared)
   const headers = { ...request.headers, "content-type": "application/json" }
   return Object.create(request, {
     headers: { get: () => headers },
     text: { get: () => request.text },
-    json: { get: () => request.json }
+    json: {
+      get: () =>
+        Effect.flatMap(request.text, (text) =>
+          text === "" ? Effect.succeed(null) : Option.match(refusal, {
+            onNone: () => request.json,
+            onSome: (message) =>
+              Effect.fail(
+                new HttpServerError.RequestError({
+                  request,
+                  reason: "Decode",
+                  cause: new UnreadableMediaType({ contentType: declared ?? null, message })
+                })
+              )
+          }))
+    }
   }) as HttpServerRequest.HttpServerRequest
 }

@@ -1,7 +1,7 @@
-import { HttpApiBuilder, HttpIncomingMessage, HttpRouter, HttpServerRequest, Multipart } from "@effect/platform"
+import { HttpApiBuilder, HttpIncomingMessage, HttpRouter, HttpServerRequest } from "@effect/platform"
 import { Effect, Layer, Option } from "effect"
 import { MemoryApi } from "../api/Api.js"
-import { plusJsonAsJson } from "./contentType.js"
+import { jsonBodyOnly } from "./contentType.js"
 import type { CorsPolicy } from "./cors.js"
 import { errorResponse } from "./errorResponse.js"
 import { handleFailure } from "./failures.js"
@@ -18,7 +18,7 @@ const unboundedParameters = HttpRouter.setRouterConfig({ maxParamLength: Number.
 /**
  * The API's edge, inside routing's reach but before any handler: CORS preflights answered,
  * declared oversize bodies refused before a byte is read (undeclared ones are cut off while
- * streaming), JSON bodies nested too deep refused when read, multipart parts read as fields, and
+ * streaming), bodies read only as JSON (see contentType.ts), refused when nested too deep, and
  * every failure rendered as above.
  */
 export const edgeLayer = (options: { readonly maxBodyBytes: number; readonly cors: CorsPolicy }) =>
@@ -30,12 +30,8 @@ export const edgeLayer = (options: { readonly maxBodyBytes: number; readonly cor
       const declared = request.headers["content-length"]
       if (declared !== undefined && Number(declared) > options.maxBodyBytes) return errorResponse(payloadTooLarge(options.maxBodyBytes))
       return yield* app.pipe(
-        Effect.provideService(HttpServerRequest.HttpServerRequest, limitJsonDepth(plusJsonAsJson(request))),
+        Effect.provideService(HttpServerRequest.HttpServerRequest, jsonBodyOnly(limitJsonDepth(request))),
         HttpIncomingMessage.withMaxBodySize(Option.some(options.maxBodyBytes)),
-        // No route takes a file: every part of a multipart body is read as a field, within the
-        // body's limit. A part streamed as a file could be told of a failure (the limit reached)
-        // after its reader had gone, an error nobody handles.
-        Multipart.withFieldMimeTypes([""]),
         Effect.catchAllCause(handleFailure(options.maxBodyBytes))
       )
     })))

@@ -1,11 +1,11 @@
-import { HttpServerError, HttpServerRequest, Multipart } from "@effect/platform"
+import { HttpServerError, HttpServerRequest } from "@effect/platform"
 import { HttpApiDecodeError } from "@effect/platform/HttpApiError"
 import { Cause, Effect } from "effect"
 import { InternalError, isApiError } from "../api/errors.js"
 import { errorResponse } from "./errorResponse.js"
 import { fromDecodeError } from "./revalidation.js"
 import { routingError } from "./routingErrors.js"
-import { fromMultipartError, fromRequestError } from "./unreadableBodies.js"
+import { fromRequestError } from "./unreadableBodies.js"
 
 const unexpected = (cause: Cause.Cause<unknown>) =>
   Effect.logError("unhandled failure", cause).pipe(
@@ -15,7 +15,7 @@ const unexpected = (cause: Cause.Cause<unknown>) =>
 /**
  * Every failure the contract does not declare becomes an envelope here: routing misses (404,
  * 405, 422 for an undecodable path parameter), schema failures (422), unreadable bodies
- * (413/422, multipart ones too) and defects (500).
+ * (413/422) and defects (500).
  * Declared errors pass through to the builder, which encodes them with their status.
  */
 export const handleFailure = (maxBodyBytes: number) => (cause: Cause.Cause<unknown>) =>
@@ -34,6 +34,5 @@ export const handleFailure = (maxBodyBytes: number) => (cause: Cause.Cause<unkno
       }
     }
     if (squashed instanceof HttpApiDecodeError) return errorResponse(yield* fromDecodeError(squashed))
-    if (squashed instanceof Multipart.MultipartError) return errorResponse(fromMultipartError(squashed, maxBodyBytes))
     return yield* unexpected(cause)
   })

@@ -18,6 +18,7 @@ export interface ServedRequest {
   readonly status: number
   readonly latencyMs: number
   readonly keyName: string | null
+  readonly keyId: string | null
 }
 
 /**
@@ -38,7 +39,7 @@ export const requestContext = (options: {
   Effect.gen(function*() {
     const request = yield* HttpServerRequest.HttpServerRequest
     const requestId = Option.getOrElse(Option.fromNullable(request.headers["x-request-id"]), newRequestId)
-    const info: RequestInfo = { id: requestId, keyName: null }
+    const info: RequestInfo = { id: requestId, keyName: null, keyId: null }
     const started = performance.now()
     // A response that fails to go out is followed by the error's own: the request is served once.
     let recorded = false
@@ -53,7 +54,8 @@ export const requestContext = (options: {
         route: matchRoute(request.method, path)?.route.template ?? path,
         status,
         latencyMs,
-        keyName: info.keyName
+        keyName: info.keyName,
+        keyId: info.keyId
       }).pipe(Effect.catchAllCause((cause) => Effect.logWarning("request could not be recorded", cause)))
     }
     yield* App.appendPreResponseHandler((_, response) => {

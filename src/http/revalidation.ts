@@ -1,26 +1,13 @@
-import { HttpServerRequest, UrlParams } from "@effect/platform"
+import { HttpServerRequest } from "@effect/platform"
 import type { HttpApiDecodeError } from "@effect/platform/HttpApiError"
 import { Effect, Either, Option, Schema } from "effect"
-import { bodyContentType } from "./contentType.js"
+import { jsonBodyOnly } from "./contentType.js"
 import { validationFailed } from "./errorResponse.js"
 import { matchRoute, type RouteInputs } from "./routes.js"
 import { type FieldError, fieldErrors } from "./validationErrors.js"
 
-/**
- * The body as the builder decoded it (HttpApiBuilder's `requestPayload`), read again from the
- * request's cached text: JSON, text and form bodies. Any other body (multipart, binary) was read
- * as a stream, which cannot be read twice (waiting for it would never end): none.
- */
-const decodedBody = (request: HttpServerRequest.HttpServerRequest): Effect.Effect<Option.Option<unknown>> => {
-  const contentType = bodyContentType(request)
-  if (contentType.includes("application/json")) return Effect.asSome(Effect.orElseSucceed(request.json, () => null))
-  if (contentType.includes("multipart/form-data")) return Effect.succeedNone
-  if (contentType.includes("x-www-form-urlencoded")) {
-    return Effect.asSome(Effect.orElseSucceed(Effect.map(request.urlParamsBody, UrlParams.toRecord), () => ({})))
-  }
-  if (contentType.startsWith("text/")) return Effect.asSome(Effect.orElseSucceed(request.text, () => ""))
-  return Effect.succeedNone
-}
+/** The body as the builder decoded it, read again from the request's cached text (none when empty). */
+const decodedBody = (request: HttpServerRequest.HttpServerRequest) => Effect.orElseSucceed(jsonBodyOnly(request).json, () => null)
 
 const queryRecord = (url: string) => {
   const record: Record<string, string | Array<string>> = {}
@@ -37,12 +24,11 @@ const queryRecord = (url: string) => {
  */
 const revalidate = (request: HttpServerRequest.HttpServerRequest, inputs: RouteInputs, params: Record<string, string>) =>
   Effect.gen(function*() {
-    const body = Option.isSome(inputs.body) ? yield* decodedBody(request) : Option.none()
+    const body = Option.isSome(inputs.body) ? yield* decodedBody(request) : undefined
     const parts: Array<[Option.Option<Schema.Schema.Any>, "path" | "query" | "body", unknown]> = [
       [inputs.path, "path", params],
       [inputs.query, "query", queryRecord(request.url)],
-      // A body that cannot be read again is left to the builder's own issues (below).
-      [Option.isSome(body) ? inputs.body : Option.none(), "body", Option.getOrUndefined(body)]
+      [inputs.body, "body", body]
     ]
     const errors: Array<FieldError> = []
     for (const [schema, part, input] of parts) {

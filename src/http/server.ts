@@ -88,7 +88,8 @@ export const HttpLive = Layer.unwrapEffect(
           path: request.path,
           status_code: request.status,
           latency_ms: Math.round(request.latencyMs * 1000) / 1000,
-          key_name: request.keyName
+          key_name: request.keyName,
+          key_id: request.keyId
         })
       )
     return HttpApiBuilder.serve(requestContext({ cors, served })).pipe(

@@ -1,7 +1,8 @@
-import type { HttpServerError, Multipart } from "@effect/platform"
-import { Effect, Predicate } from "effect"
+import type { HttpServerError } from "@effect/platform"
+import { Effect } from "effect"
 import { type ParseError, parse as parseJson } from "jsonc-parser"
 import { PayloadTooLarge } from "../api/errors.js"
+import { UnreadableMediaType } from "./contentType.js"
 import { validationFailed } from "./errorResponse.js"
 import { tooDeepAt } from "./jsonDepth.js"
 
@@ -21,12 +22,26 @@ const jsonErrorOffset = (text: string) => {
   return errors[0]?.offset ?? 0
 }
 
-/** The body could not be read: over the size limit, or not JSON. */
+/**
+ * A body of a media type the API does not read: not an object, as the contract reports any body
+ * not sent as JSON, with what was declared.
+ */
+const notJson = (refused: UnreadableMediaType, text: string) =>
+  validationFailed([{
+    type: "model_attributes_type",
+    loc: ["body"],
+    msg: `Input should be a JSON object: ${refused.message}`,
+    input: text,
+    ctx: { content_type: refused.contentType, expected: "application/json" }
+  }])
+
+/** The body could not be read: over the size limit, not of a JSON media type, or not JSON. */
 export const fromRequestError = (error: HttpServerError.RequestError, maxBodyBytes: number) =>
   Effect.gen(function*() {
     const cause = String(error.cause ?? error.description ?? "")
     if (cause.includes("maxBytes exceeded")) return payloadTooLarge(maxBodyBytes)
     const text = yield* Effect.orElseSucceed(error.request.text, () => "")
+    if (error.cause instanceof UnreadableMediaType) return notJson(error.cause, text)
     return validationFailed([{
       type: "json_invalid",
       loc: ["body", jsonErrorOffset(text)],
@@ -35,19 +50,3 @@ export const fromRequestError = (error: HttpServerError.RequestError, maxBodyByt
       ctx: { error: cause.replace(/^SyntaxError: /, "") }
     }])
   })
-
-const MULTIPART_SIZE_REASONS = new Set(["BodyTooLarge", "FileTooLarge", "FieldTooLarge"])
-
-/**
- * A multipart body that could not be read: over the size limit (413), or not multipart (422).
- * A limit reached while a file part streams to disk arrives as an InternalError whose cause is
- * the parser's own `ReachedLimit`.
- */
-export const fromMultipartError = (error: Multipart.MultipartError, maxBodyBytes: number) => {
-  const { cause } = error
-  const reachedLimit = Predicate.hasProperty(cause, "_tag") && cause._tag === "ReachedLimit" &&
-    !(Predicate.hasProperty(cause, "limit") && cause.limit === "MaxParts")
-  return MULTIPART_SIZE_REASONS.has(error.reason) || reachedLimit
-    ? payloadTooLarge(maxBodyBytes)
-    : validationFailed([{ type: "value_error", loc: ["body"], msg: "Unreadable multipart/form-data body", input: null, ctx: { error: error.reason } }])
-}

@@ -91,6 +91,11 @@ export interface ControlStoreOperations {
   }
   /** Starts refused because another process held the deployment's lock. */
   readonly lockContention: Op<LockContention>
+  /**
+   * Whether webhooks are on for the deployment: every process's writes then enter the outboxes,
+   * whether or not it delivers them. Set when a process starts (see config/webhooks.ts WebhookSwitch).
+   */
+  readonly webhooksOn: Op<boolean>
   /** What the control plane takes on disk, for operators. */
   readonly sizeBytes: Op<number>
 }

@@ -173,11 +173,13 @@ export const controlContract = (backend: StorageBackend) =>
       run(Effect.gen(function*() {
         const { requestLog } = yield* ControlStore
         for (let i = 0; i < 5; i++) {
-          yield* requestLog.append({ request_id: `r${i}`, method: "GET", route: "/health", status_code: 200, latency_ms: i, key_name: null, created_at: `2026-01-01T00:00:0${i}Z` }, 3)
+          const keyId = i % 2 === 0 ? null : `key${i}`
+          yield* requestLog.append({ request_id: `r${i}`, method: "GET", route: "/health", status_code: 200, latency_ms: i, key_name: keyId, key_id: keyId, created_at: `2026-01-01T00:00:0${i}Z` }, 3)
         }
         const page = yield* requestLog.page(0, 2)
         expect(page.total).toBe(3)
         expect(page.rows.map((row) => row.request_id)).toEqual(["r4", "r3"])
+        expect(page.rows.map((row) => row.key_id)).toEqual([null, "key3"])
         expect((yield* requestLog.page(2, 10)).rows.map((row) => row.request_id)).toEqual(["r2"])
       })))
 

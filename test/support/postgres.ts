@@ -8,4 +8,4 @@ export const freshDatabase = Effect.promise(() => createDatabase(inject("postgre
 
 /** Both storage ports on a fresh database; with `webhooks`, audit events fill users' outboxes. */
 export const freshPostgresStorage = (options?: { readonly webhooks: boolean }) =>
-  Layer.unwrapEffect(Effect.map(freshDatabase, (url) => postgresStorage({ url: Redacted.make(url), poolMax: 5, webhooks: options?.webhooks ?? false })))
+  Layer.unwrapEffect(Effect.map(freshDatabase, (url) => postgresStorage({ url: Redacted.make(url), poolMax: 5, webhookSwitch: options?.webhooks === true ? "on" : "keep" })))

@@ -1,6 +1,7 @@
 import { Command } from "@effect/cli"
 import { Console, Effect, Option } from "effect"
 import { RequestLogQuery } from "../../api/AdminApi.js"
+import { actorOf } from "../../domain/actors.js"
 import { withClient } from "../client.js"
 import { request } from "../decode.js"
 import { dataOptions, optionalField, optionalInteger } from "../options.js"
@@ -39,8 +40,9 @@ export const requestsCommand = Command.make(
       const page = yield* withClient(connection, (client) => client.admin.requests({ urlParams }))
       yield* printAs(json, page, (p) =>
         printPage(
-          ["TIME", "METHOD", "ROUTE", "STATUS", "MS", "KEY", "REQUEST"],
-          p.requests.map((r) => [r.created_at, r.method, r.route, r.status_code, r.latency_ms.toFixed(1), r.key_name, r.request_id]),
+          ["TIME", "METHOD", "ROUTE", "STATUS", "MS", "CALLER", "REQUEST"],
+          // A named key shows as the actor its changes name (key:<name>), never as bootstrap or anonymous.
+          p.requests.map((r) => [r.created_at, r.method, r.route, r.status_code, r.latency_ms.toFixed(1), r.key_name === null ? null : actorOf({ name: r.key_name, keyId: r.key_id }), r.request_id]),
           { offset: p.offset, total: p.total, noun: "requests" }
         ))
     })

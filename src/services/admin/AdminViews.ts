@@ -53,6 +53,13 @@ export class AdminViews extends Effect.Service<AdminViews>()("Memory/AdminViews"
       })
     }).pipe(Effect.withSpan("AdminViews.configView"))
 
+    /** What this process delivers, beside whether webhooks are on for the database it writes to. */
+    const webhookState = Effect.gen(function*() {
+      const counts = yield* webhookCounters.snapshot
+      const databaseEnabled = yield* controlStore.webhooksOn
+      return { ...counts, database_enabled: databaseEnabled, mismatch: counts.enabled !== databaseEnabled }
+    })
+
     /** Every user with data, the size of their data and the control plane's, and what the control plane counts. */
     const stats = Effect.gen(function*() {
       const { memoriesByStatus, users } = yield* userStore.inventory
@@ -65,7 +72,7 @@ export class AdminViews extends Effect.Service<AdminViews>()("Memory/AdminViews"
         control_db_bytes: yield* controlStore.sizeBytes,
         memories_by_status: memoriesByStatus,
         open_stores: yield* userStore.openStores,
-        webhooks: yield* webhookCounters.snapshot
+        webhooks: yield* webhookState
       })
     }).pipe(Effect.withSpan("AdminViews.stats"))
 

@@ -2,6 +2,7 @@ import { Clock, Effect, Option } from "effect"
 import * as NodeCrypto from "node:crypto"
 import { ApiKeySummary, CreatedApiKey } from "../../api/AdminApi.js"
 import { ControlStore } from "../../storage/ControlStore.js"
+import type { CallerIdentity } from "../../domain/actors.js"
 import type { ApiKeyRow } from "../../domain/records.js"
 import { utcTimestamp } from "../../util/timestamps.js"
 
@@ -46,14 +47,14 @@ export class ApiKeys extends Effect.Service<ApiKeys>()("Memory/ApiKeys", {
         return Option.map(Option.fromNullable(row), summary)
       }).pipe(Effect.withSpan("ApiKeys.revoke"))
 
-    /** The name of the live named key whose plaintext this is, if any. */
+    /** The live named key whose plaintext this is, if any, as the caller it identifies. */
     const resolve = (plaintext: string) =>
       Effect.gen(function*() {
         const row = yield* queries.findActiveByHash(sha256Hex(plaintext))
-        if (row === undefined) return Option.none<string>()
+        if (row === undefined) return Option.none<CallerIdentity>()
         const now = yield* Clock.currentTimeMillis
         yield* queries.touch(row.id, utcTimestamp(now), utcTimestamp(now - TOUCH_INTERVAL_MS))
-        return Option.some(row.name)
+        return Option.some<CallerIdentity>({ name: row.name, keyId: row.id })
       })
 
     return { mint, list, revoke, resolve, countActive: queries.countActive } as const

@@ -187,6 +187,19 @@ export class Webhooks extends Effect.Service<Webhooks>()("Memory/Webhooks", {
       }
     })
 
+    /** A process whose configuration differs from the database's setting says so, naming both. */
+    const warnOfMismatch = Effect.gen(function*() {
+      const here = Option.isSome(webhook)
+      const database = yield* control.webhooksOn
+      if (here === database) return
+      yield* Effect.logWarning(
+        here
+          ? "webhooks are on in this process but off for the database: no write enters an outbox, so nothing is delivered; restart this process to turn them on for the database"
+          : "webhooks are on for the database but off in this process (no SERVICE_WEBHOOK_URL): its writes enter the outboxes for the processes with webhooks to deliver; SERVICE_WEBHOOKS_OFF=true on one start turns them off for all"
+      ).pipe(Effect.annotateLogs({ process_webhooks: here ? "on" : "off", database_webhooks: database ? "on" : "off" }))
+    })
+    yield* warnOfMismatch.pipe(Effect.catchAll((error) => Effect.logWarning("the database's webhook setting could not be read at start", error)))
+
     if (Option.isSome(webhook)) {
       yield* counters.enable
       yield* settleHeld.pipe(Effect.catchAll((error) => Effect.logWarning("held webhook changes not settled at start; they are at the next", error)))
@@ -230,12 +243,16 @@ export class Webhooks extends Effect.Service<Webhooks>()("Memory/Webhooks", {
       })
 
     /**
-     * Erases a user with `erase`, announcing it: with the user's deliveries paused, the user's
-     * undelivered changes and the erase itself are kept in the control plane first, held until
-     * the data is gone, so that the receiver hears of each change once and of the erase after them.
+     * Erases a user with `erase`, announcing it while webhooks are on for the database (whether or
+     * not this process delivers): with the user's deliveries paused, the user's undelivered
+     * changes and the erase itself are kept in the control plane first, held until the data is
+     * gone, so that the receiver hears of each change once and of the erase after them.
      */
     const announceErase = (userId: string, audit: AuditContext, erase: Effect.Effect<boolean, StoreError>) =>
-      Option.isNone(webhook) ? erase : Effect.scoped(Effect.gen(function*() {
+      Effect.flatMap(control.webhooksOn, (on) => on ? announced(userId, audit, erase) : erase)
+
+    const announced = (userId: string, audit: AuditContext, erase: Effect.Effect<boolean, StoreError>) =>
+      Effect.scoped(Effect.gen(function*() {
         yield* pauseDeliveries(userId)
         const pending = yield* store.outbox.pending(userId)
         const ts = utcTimestamp(yield* Clock.currentTimeMillis)

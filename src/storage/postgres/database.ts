@@ -6,7 +6,8 @@ import Pg from "pg"
 import { StoreUnavailable } from "../../api/errors.js"
 import { StartupError } from "../../startup/StartupError.js"
 import { appliedMigration, LATEST_MIGRATION, migrate } from "./migrations.js"
-import { syncWebhookTrigger } from "./webhookTrigger.js"
+import type { WebhookSwitch } from "../../config/webhooks.js"
+import { switchWebhookTrigger } from "./webhookTrigger.js"
 
 /** The PostgreSQL database holding users' data and the control plane, migrated to this build's schema. */
 export class PostgresDatabase extends Context.Tag("Memory/PostgresDatabase")<PostgresDatabase, SqlClient.SqlClient>() {}
@@ -87,7 +88,7 @@ const schemaAsFound = (sql: SqlClient.SqlClient) =>
 export const postgresDatabase = (options: {
   readonly url: Redacted.Redacted
   readonly poolMax: number
-  readonly webhooks?: boolean
+  readonly webhookSwitch?: WebhookSwitch
   /** Leave the schema as it is (a tool that only reads); refused unless it is this build's. */
   readonly readOnly?: boolean
 }) =>
@@ -117,7 +118,7 @@ export const postgresDatabase = (options: {
         })
       }
       // A tool opening the database (a migration between backends) leaves the deployment's setting alone.
-      if (options.webhooks !== undefined) yield* syncWebhookTrigger(sql, options.webhooks)
+      yield* switchWebhookTrigger(sql, options.webhookSwitch ?? "keep")
       return sql
     }).pipe(
       Effect.catchTag("SqlError", (error) =>

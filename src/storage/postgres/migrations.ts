@@ -169,6 +169,11 @@ const MIGRATIONS: ReadonlyArray<Migration> = [{
   // Each event carries the scope of the write that caused it, so the log narrows as memories do.
   // Events written before then stay unstamped: visible to every scope.
   statements: [`ALTER TABLE events ADD COLUMN agent_id text, ADD COLUMN run_id text, ADD COLUMN project_id text`]
+}, {
+  id: 9,
+  name: "request_log_key_id",
+  // Which named key made a request: its name alone may be any text, and is not unique.
+  statements: [`ALTER TABLE request_log ADD COLUMN key_id text`]
 }]
 
 /** The newest migration this build knows. */

@@ -5,6 +5,7 @@ import * as NodeFs from "node:fs"
 import { AppConfig } from "../../config/AppConfig.js"
 import { validateUserId } from "../../domain/userId.js"
 import { makeCheckpointer } from "./checkpointer.js"
+import { OutboxFilling } from "./outboxFilling.js"
 import { openStoreFile, storeDirectory, storeFilePath } from "./storeFile.js"
 
 /** One user's open store. */
@@ -36,7 +37,8 @@ export const IDLE_GRACE = Duration.seconds(1)
  */
 export class StoreCache extends Effect.Service<StoreCache>()("Memory/StoreCache", {
   scoped: Effect.gen(function*() {
-    const { dataRoot, storeCacheMax, webhook } = yield* AppConfig
+    const { dataRoot, storeCacheMax } = yield* AppConfig
+    const fillOutboxes = yield* OutboxFilling
     const reactivity = yield* Reactivity.Reactivity
     // Map order is recency order: a touched entry is moved to the end.
     const entries = new Map<string, Entry>()
@@ -56,7 +58,7 @@ export class StoreCache extends Effect.Service<StoreCache>()("Memory/StoreCache"
     })
 
     const open = (userId: string) =>
-      Effect.map(openStoreFile({ dataRoot, userId, checkpointer, reactivity, webhooks: Option.isSome(webhook) }), ({ scope, sql }) =>
+      Effect.map(openStoreFile({ dataRoot, userId, checkpointer, reactivity, webhooks: fillOutboxes }), ({ scope, sql }) =>
         ({ store: { userId, sql }, scope, users: 0, idleSince: 0 }) satisfies Entry)
 
     /**

@@ -142,7 +142,7 @@ export type ControlTable = keyof ControlSnapshot
 export const CONTROL_COLUMNS: { readonly [T in ControlTable]: ReadonlyArray<keyof ControlSnapshot[T][number]> } = {
   jobs: ["job_id", "kind", "status", "user_id", "payload", "result", "error", "created_at", "started_at", "finished_at", "attempts"],
   api_keys: ["id", "name", "prefix", "key_hash", "created_at", "last_used_at", "revoked_at"],
-  request_log: ["request_id", "method", "route", "status_code", "latency_ms", "key_name", "created_at"]
+  request_log: ["request_id", "method", "route", "status_code", "latency_ms", "key_name", "key_id", "created_at"]
 }
 
 export const CONTROL_TABLES = Object.keys(CONTROL_COLUMNS).filter((table): table is ControlTable => table in CONTROL_COLUMNS)

@@ -4,6 +4,7 @@ import { ControlStore } from "../../ControlStore.js"
 import { scrubbedResults } from "../../forgetting.js"
 import { orUnavailable, PostgresDatabase } from "../database.js"
 import { WebhookQueue } from "../../webhookQueue.js"
+import { webhookTriggerPresent } from "../webhookTrigger.js"
 
 const JOB_COLUMNS = "job_id, kind, status, user_id, result, error, created_at, finished_at"
 const KEY_COLUMNS = "id, name, prefix, created_at, last_used_at, revoked_at"
@@ -114,13 +115,14 @@ export const PostgresControlStoreLive = Layer.effect(
         page: (offset, limit) =>
           Effect.all({
             rows: sql<RequestLogRow>`
-              SELECT request_id, method, route, status_code, latency_ms, key_name, created_at
+              SELECT request_id, method, route, status_code, latency_ms, key_name, key_id, created_at
               FROM request_log ORDER BY id DESC LIMIT ${limit} OFFSET ${offset}`,
             total: Effect.map(sql<{ readonly n: number }>`SELECT count(*) AS n FROM request_log`, (rows) => rows[0]?.n ?? 0)
           }).pipe(orUnavailable)
       },
       // Replicas share the database: no process holds a lock another could be refused.
       lockContention: Effect.succeed({ count: 0, last: null }),
+      webhooksOn: orUnavailable(webhookTriggerPresent(sql)),
       sizeBytes: sql<{ readonly bytes: number }>`
         SELECT coalesce(sum(pg_total_relation_size(c.oid)), 0)::bigint AS bytes FROM pg_class c
         WHERE c.relname IN ('jobs', 'api_keys', 'request_log') AND c.relkind = 'r'`.pipe(Effect.map((rows) => rows[0]?.bytes ?? 0), orUnavailable)

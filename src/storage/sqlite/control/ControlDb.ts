@@ -7,6 +7,7 @@ import { DataRootLock } from "../DataRootLock.js"
 import { StartupError } from "../../../startup/StartupError.js"
 import { openMigrated } from "../database.js"
 import { controlMigrations, LATEST_CONTROL_MIGRATION } from "./migrations.js"
+import { switchWebhooks } from "./webhookSwitch.js"
 
 /** The control-plane database: jobs, named keys, request log. Separate from every user store. */
 export class ControlDb extends Context.Tag("Memory/ControlDb")<ControlDb, SqlClient.SqlClient>() {}
@@ -35,7 +36,15 @@ export const openControlDb = (dataRoot: string) =>
     })
   )
 
-/** Opened only after the data-root lock is held, so one process owns it. */
-export const ControlDbLive = Layer.scoped(ControlDb, Effect.zipRight(DataRootLock, Effect.flatMap(AppConfig, ({ dataRoot }) => openControlDb(dataRoot)))).pipe(
-  Layer.provide(Reactivity.layer)
-)
+/**
+ * Opened only after the data-root lock is held, so one process owns it; with the deployment's
+ * webhook setting switched as this process asks.
+ */
+export const ControlDbLive = Layer.scoped(
+  ControlDb,
+  Effect.zipRight(
+    DataRootLock,
+    Effect.flatMap(AppConfig, ({ dataRoot, webhookSwitch }) =>
+      Effect.tap(openControlDb(dataRoot), (sql) => Effect.mapError(switchWebhooks(sql, webhookSwitch), unavailable)))
+  )
+).pipe(Layer.provide(Reactivity.layer))

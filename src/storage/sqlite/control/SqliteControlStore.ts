@@ -3,13 +3,14 @@ import { AppConfig } from "../../../config/AppConfig.js"
 import { ControlStore } from "../../ControlStore.js"
 import { sqliteFileBytes } from "../files.js"
 import { ApiKeyQueries } from "./apiKeys.js"
-import { ControlDb, ControlDbLive, controlDbPath } from "./ControlDb.js"
+import { ControlDb, controlDbPath } from "./ControlDb.js"
 import { JobQueries } from "./jobs.js"
 import { readLockContention } from "./lockContention.js"
 import { RequestLogQueries } from "./requestLog.js"
+import { webhooksOn } from "./webhookSwitch.js"
 import { WebhookQueue } from "../../webhookQueue.js"
 
-/** The control plane in `<data_root>/.control/service_control.db`, opened once the data root is locked. */
+/** The control plane in `<data_root>/.control/service_control.db` (ControlDbLive opens it once the data root is locked). */
 export const SqliteControlStoreLive = Layer.effect(
   ControlStore,
   Effect.gen(function*() {
@@ -21,7 +22,8 @@ export const SqliteControlStoreLive = Layer.effect(
       requestLog: yield* RequestLogQueries,
       webhooks: WebhookQueue(controlDb, Effect.orDie),
       lockContention: Effect.provideService(readLockContention, ControlDb, controlDb),
+      webhooksOn: Effect.orDie(webhooksOn(controlDb)),
       sizeBytes: Effect.sync(() => sqliteFileBytes(controlDbPath(dataRoot)))
     }
   })
-).pipe(Layer.provide(ControlDbLive))
+)

@@ -72,7 +72,17 @@ export const controlMigrations = {
         held INTEGER NOT NULL
       )`
     yield* sql`CREATE INDEX webhook_queue_by_user ON webhook_queue (user_id, id)`
+  }),
+  // Which named key made a request: its name alone may be any text, and is not unique.
+  "0005_request_log_key_id": Effect.gen(function*() {
+    const sql = yield* SqlClient.SqlClient
+    yield* sql`ALTER TABLE request_log ADD COLUMN key_id TEXT`
+  }),
+  // Settings of the data root that outlive a process: whether webhooks are on (webhookSwitch.ts).
+  "0006_settings": Effect.gen(function*() {
+    const sql = yield* SqlClient.SqlClient
+    yield* sql`CREATE TABLE settings (name TEXT PRIMARY KEY, value TEXT NOT NULL)`
   })
 }
 
-export const LATEST_CONTROL_MIGRATION = 4
+export const LATEST_CONTROL_MIGRATION = 6

@@ -17,7 +17,7 @@ export const RequestLogQueries = Effect.gen(function*() {
     page: (offset: number, limit: number) =>
       Effect.all({
         rows: sql<RequestLogRow>`
-          SELECT request_id, method, route, status_code, latency_ms, key_name, created_at
+          SELECT request_id, method, route, status_code, latency_ms, key_name, key_id, created_at
           FROM request_log ORDER BY id DESC LIMIT ${limit} OFFSET ${offset}`,
         total: Effect.map(sql<{ readonly n: number }>`SELECT count(*) AS n FROM request_log`, (rows) => rows[0]?.n ?? 0)
       }).pipe(Effect.orDie)
