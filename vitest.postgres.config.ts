@@ -61,6 +61,7 @@ export default defineConfig({
       "test/reembedding.test.ts",
       "test/retrieval.test.ts",
       "test/security.test.ts",
+      "test/text.test.ts",
       "test/updateMemory.test.ts",
       "test/usage.test.ts",
       "test/vectors.test.ts",

@@ -2,6 +2,7 @@ import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "@effect/platform"
 import { Schema } from "effect"
 import { Authentication } from "./Authentication.js"
 import { NotFoundWire, StoreUnavailableWire } from "./errors.js"
+import { Text } from "./text.js"
 import { pagingParams, QueryBoolean } from "./validation.js"
 
 export class ConfigView extends Schema.Class<ConfigView>("ConfigView")({
@@ -58,7 +59,7 @@ export class CreatedApiKey extends Schema.Class<CreatedApiKey>("CreatedApiKey")(
 
 /** Unknown keys are ignored here, as the reference service does for this one body. */
 export const CreateApiKeyRequest = Schema.Struct({
-  name: Schema.String.pipe(Schema.minLength(1), Schema.maxLength(64))
+  name: Text.pipe(Schema.minLength(1), Schema.maxLength(64))
 })
 
 export const RequestLogQuery = Schema.Struct(pagingParams(1000, 100))
@@ -124,7 +125,7 @@ export class AdminApi extends HttpApiGroup.make("admin")
   )
   .add(
     HttpApiEndpoint.del("revokeKey", "/v1/admin/keys/:key_id")
-      .setPath(Schema.Struct({ key_id: Schema.String }))
+      .setPath(Schema.Struct({ key_id: Text }))
       .addSuccess(ApiKeySummary)
       .addError(NotFoundWire)
       .annotate(OpenApi.Summary, "Revoke a named key (idempotent; the row is kept)")

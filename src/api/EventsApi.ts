@@ -3,6 +3,7 @@ import { Schema } from "effect"
 import { Authentication } from "./Authentication.js"
 import { InvalidScopeWire, StoreUnavailableWire } from "./errors.js"
 import { ScopeQuery } from "./MemoriesApi.js"
+import { Text } from "./text.js"
 import { pagingParams } from "./validation.js"
 
 export class MemoryEvent extends Schema.Class<MemoryEvent>("MemoryEvent")({
@@ -25,7 +26,7 @@ export class EventList extends Schema.Class<EventList>("EventList")({
   limit: Schema.Int
 }) {}
 
-export const ListEventsQuery = Schema.Struct({ ...ScopeQuery, ...pagingParams(200), type: Schema.optional(Schema.String) })
+export const ListEventsQuery = Schema.Struct({ ...ScopeQuery, ...pagingParams(200), type: Schema.optional(Text) })
 
 export class EventsApi extends HttpApiGroup.make("events")
   .add(

@@ -2,6 +2,7 @@ import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "@effect/platform"
 import { Schema } from "effect"
 import { Authentication } from "./Authentication.js"
 import { NotFoundWire, StoreUnavailableWire } from "./errors.js"
+import { Text } from "./text.js"
 
 export const JobStatus = Schema.Literal("pending", "running", "succeeded", "failed")
 export type JobStatus = typeof JobStatus.Type
@@ -29,7 +30,7 @@ export class JobStarted extends Schema.Class<JobStarted>("JobStarted")({
 export class JobsApi extends HttpApiGroup.make("jobs")
   .add(
     HttpApiEndpoint.get("getJob", "/v1/jobs/:job_id")
-      .setPath(Schema.Struct({ job_id: Schema.String }))
+      .setPath(Schema.Struct({ job_id: Text }))
       .addSuccess(Job)
       .addError(NotFoundWire)
       .annotate(OpenApi.Summary, "Status of an asynchronous job; found across restarts until pruned by retention")
