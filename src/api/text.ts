@@ -1,4 +1,5 @@
 import { Schema } from "effect"
+import { hasLoneSurrogate, hasNul } from "../domain/storableText.js"
 import { ValidationTypeId } from "./validation.js"
 
 /**
@@ -7,21 +8,16 @@ import { ValidationTypeId } from "./validation.js"
  * has no UTF-8 form, so each store would change it silently (or refuse it) in its own way.
  * docs/text.md gives the reasons and the limits.
  */
-const LONE_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/
-
-/** Whether text has neither NUL nor a lone surrogate. */
-export const isStorableText = (text: string) => !text.includes("\u0000") && !LONE_SURROGATE.test(text)
-
 const NUL_MESSAGE = "String should not contain the NUL character (U+0000)"
 const SURROGATE_MESSAGE = "String should be valid Unicode: a lone UTF-16 surrogate has no UTF-8 form"
 
 /** Any string a client sends: refused with NUL or a lone surrogate. */
 export const Text = Schema.String.pipe(
-  Schema.filter((text) => !text.includes("\u0000"), {
+  Schema.filter((text) => !hasNul(text), {
     message: () => NUL_MESSAGE,
     [ValidationTypeId]: { type: "string_nul", msg: NUL_MESSAGE }
   }),
-  Schema.filter((text) => !LONE_SURROGATE.test(text), {
+  Schema.filter((text) => !hasLoneSurrogate(text), {
     message: () => SURROGATE_MESSAGE,
     [ValidationTypeId]: { type: "string_unicode", msg: SURROGATE_MESSAGE }
   })
