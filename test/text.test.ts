@@ -86,6 +86,22 @@ describe("the text rule: NUL and lone surrogates are refused in every field a cl
       expect(pair.body).toMatchObject({ session_id: "s\u{1F600}", turns_written: 1 })
     }))
 
+  it.scoped("a session id is at most 512 UTF-16 units, so that the keys made from it fit PostgreSQL's B-tree entries", () =>
+    Effect.gen(function*() {
+      const { baseUrl } = yield* startServer()
+      let state = 12345
+      const next = () => (state = (state * 1103515245 + 12345) % 2 ** 31) >> 16
+      // Characters of three UTF-8 bytes that do not compress: the largest entry such an id makes.
+      const longest = Array.from({ length: 512 }, () => String.fromCharCode(0x4e00 + next() % 20_000)).join("")
+      const stored = yield* sendJson(`${baseUrl}/v1/memories`, add({ session_id: longest }))
+      expect(stored.status).toBe(200)
+      expect(stored.body).toMatchObject({ session_id: longest, turns_written: 1 })
+      // Letters that do not compress: PostgreSQL would refuse them as an index entry over 2704 bytes.
+      const random = Array.from({ length: 3000 }, () => String.fromCharCode(33 + next() % 90)).join("")
+      const over = yield* sendJson(`${baseUrl}/v1/memories`, add({ session_id: random }))
+      expect(refusal(over)).toEqual([{ type: "string_too_long", loc: ["body", "session_id"] }])
+    }))
+
   it.scoped("an asynchronous ingest with NUL is refused with 422 before a job is accepted", () =>
     Effect.gen(function*() {
       const server = yield* startServer()
