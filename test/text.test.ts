@@ -127,6 +127,19 @@ describe("the text rule: NUL and lone surrogates are refused in every field a cl
     }))
 })
 
+describe("a query of any size", () => {
+  it.scoped("a query of 1.3 MB of distinct words is read by its first words: search, context and refine answer 200 on either backend", () =>
+    Effect.gen(function*() {
+      const { baseUrl } = yield* startServer()
+      expect((yield* ingestTurn(baseUrl, "writer", "Alice adopted a beagle")).status).toBe(200)
+      const query = distinctWords(1_300_000)
+      for (const path of ["/v1/search", "/v1/context", "/v1/refine"]) {
+        const response = yield* sendJson(`${baseUrl}${path}`, { user_id: "writer", query })
+        expect(response.status, path).toBe(200)
+      }
+    }), 120_000)
+})
+
 describe("the size of a turn", () => {
   it.scoped("a turn over the limit is 422 naming it; one at the limit is stored and searchable to its last word", () =>
     Effect.gen(function*() {
