@@ -84,11 +84,11 @@ const countByTable = (rows: ReadonlyArray<UnstorableRow>) => {
   return counts
 }
 
-const leftBehind = (rows: ReadonlyArray<UnstorableRow>, copiedUsers: number) =>
+const leftBehind = (rows: ReadonlyArray<UnstorableRow>, usersDone: number) =>
   new MigrationUnstorableText({
     rows,
     message: `${rows.length} rows hold text no store keeps as it is (NUL, or a lone surrogate) and were not copied, ` +
-      `with the rest of their users' data; everything else was copied (${copiedUsers} users) and verified. ` +
+      `with the rest of their users' data; everything else was copied and verified (${usersDone} users now on the target). ` +
       `Correct or remove these rows at the source, then run the migration again:\n${rows.map(describeUnstorable).join("\n")}`
   })
 
@@ -103,14 +103,14 @@ export const migrate = (source: TransferEnd, target: TransferEnd, onProgress: (p
   Effect.gen(function*() {
     const users = yield* source.users
     const outcomes = { copied: 0, recopied: 0, skipped: 0 }
-    const copiedUsers: Array<string> = []
+    const usersDone: Array<string> = []
     const unstorable: Array<UnstorableRow> = []
     for (const [done, userId] of users.entries()) {
       yield* onProgress({ done, total: users.length, current: userId })
       const outcome = yield* copyUser(source, target, userId)
       if (typeof outcome === "string") {
         outcomes[outcome]++
-        copiedUsers.push(userId)
+        usersDone.push(userId)
       } else {
         unstorable.push(...outcome)
       }
@@ -118,8 +118,8 @@ export const migrate = (source: TransferEnd, target: TransferEnd, onProgress: (p
     yield* onProgress({ done: users.length, total: users.length, current: null })
     const { summary: control, unstorable: unstorableControl } = yield* copyControl(source, target)
     unstorable.push(...unstorableControl)
-    const verified = yield* verifyCounts(source, target, copiedUsers, countByTable(unstorableControl))
-    if (unstorable.length > 0) return yield* leftBehind(unstorable, copiedUsers.length)
+    const verified = yield* verifyCounts(source, target, usersDone, countByTable(unstorableControl))
+    if (unstorable.length > 0) return yield* leftBehind(unstorable, usersDone.length)
     return {
       source: source.label,
       target: target.label,
