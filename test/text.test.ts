@@ -1,7 +1,8 @@
 import { describe, expect, it } from "@effect/vitest"
 import { Effect } from "effect"
 import { MAX_CONTENT_BYTES, utf8Length } from "../src/api/text.js"
-import { authHeaders, ingestTurn, rawFetch, sendJson, startServer } from "./support/server.js"
+import { runCli } from "./support/cli.js"
+import { API_KEY, authHeaders, ingestTurn, rawFetch, sendJson, startServer } from "./support/server.js"
 import { controlRows, userRows } from "./support/userRows.js"
 
 interface FieldError {
@@ -101,6 +102,19 @@ describe("the text rule: NUL and lone surrogates are refused in every field a cl
       const over = yield* sendJson(`${baseUrl}/v1/memories`, add({ session_id: random }))
       expect(refusal(over)).toEqual([{ type: "string_too_long", loc: ["body", "session_id"] }])
     }))
+
+  it.scoped("the CLI refuses such text before sending it, with the field it is in", () =>
+    Effect.gen(function*() {
+      const server = yield* startServer()
+      const run = yield* runCli(["add", "--user", "writer", "--no-infer", "--file", "-"], {
+        env: { SERVICE_API_URL: server.baseUrl, SERVICE_API_KEY: API_KEY },
+        stdin: JSON.stringify([{ content: "fine" }, { content: "a\u0000b" }]),
+        timeoutMs: 60_000
+      })
+      expect(run.code).toBe(1)
+      expect(run.stderr).toMatch(/^validation_error: [\s\S]*String should not contain the NUL character/)
+      expect(yield* userRows(server).users).toEqual([])
+    }), 90_000)
 
   it.scoped("an asynchronous ingest with NUL is refused with 422 before a job is accepted", () =>
     Effect.gen(function*() {
