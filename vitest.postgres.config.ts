@@ -65,6 +65,7 @@ export default defineConfig({
       "test/retrieval.test.ts",
       "test/scope.test.ts",
       "test/security.test.ts",
+      "test/text.test.ts",
       "test/updateMemory.test.ts",
       "test/usage.test.ts",
       "test/vectors.test.ts",

@@ -215,6 +215,28 @@ describe("MCP over HTTP at /mcp", () => {
       for (const [name, args] of reads) expect(yield* said(name, args), name).not.toMatch(/fact_1|adopted|Miso/)
     }), { timeout: 30_000 })
 
+  it.scopedLive("the tools keep the text rule: NUL or a lone surrogate in any argument is a validation_error, and nothing is written", () =>
+    Effect.gen(function*() {
+      const server = yield* serverWithFacts({ SERVICE_MCP_ALLOW_WRITE: "true" })
+      const client = yield* httpClient(server.baseUrl, authHeaders())
+      const refused = [
+        ["add_memories", { messages: [{ content: "a\u0000b" }], session_id: "s9" }],
+        ["add_memories", { messages: [{ content: "fine" }], session_id: "\ud800" }],
+        ["search_memory", { query: "cat\u0000" }],
+        ["refine_search", { query: "cat", entity: "\udc00" }],
+        ["entity_timeline", { entity_id: "mi\u0000so" }],
+        ["explore_memory", { start_id: "fact\u0000_1" }],
+        ["delete_memory", { memory_id: "fact_1\u0000" }]
+      ] as const
+      for (const [name, args] of refused) {
+        const answer = yield* call(client, name, { ...args, user_id: "alice" })
+        expect(answer.isError, name).toBe(true)
+        expect(answer.text, name).toContain("validation_error: ")
+      }
+      expect(yield* userRows(server).count("alice", "sessions", { session_id: "s9" })).toBe(0)
+      expect(yield* userRows(server).count("alice", "facts", { fact_id: "fact_1", status: "active" })).toBe(1)
+    }), { timeout: 30_000 })
+
   it.scopedLive("without a valid key: 401 in the envelope, and the SDK client cannot connect", () =>
     Effect.gen(function*() {
       const { baseUrl } = yield* serverWithFacts()

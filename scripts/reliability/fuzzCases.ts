@@ -14,8 +14,11 @@ import {
   deepJsonText,
   encodeText,
   goodCredentials,
+  hugeField,
   hugeString,
+  loneSurrogate,
   malformedJsonText,
+  nulText,
   oddPathId,
   oddQueryValue,
   oddUnicode,
@@ -142,7 +145,10 @@ const bodyMutations = (context: CaseContext, fields: ReadonlyArray<Field>) => {
       ([field, value]) => (json: unknown) => setAt(json, field.path, value)
     ),
     "unicode": fc.tuple(anyString, oddUnicode).map(([field, value]) => (json: unknown) => setAt(json, field.path, value)),
-    "huge-string": fc.tuple(anyString, hugeString).map(([field, value]) => (json: unknown) => setAt(json, field.path, value))
+    "huge-string": fc.tuple(anyString, hugeString).map(([field, value]) => (json: unknown) => setAt(json, field.path, value)),
+    "nul": fc.tuple(anyString, nulText).map(([field, value]) => (json: unknown) => setAt(json, field.path, value)),
+    "lone-surrogate": fc.tuple(anyString, loneSurrogate).map(([field, value]) => (json: unknown) => setAt(json, field.path, value)),
+    "huge-field": fc.tuple(anyString, hugeField(context.maxBodyBytes)).map(([field, value]) => (json: unknown) => setAt(json, field.path, value))
   }
 }
 
@@ -200,6 +206,8 @@ const mutatedQueries = (context: CaseContext, operation: Operation, parts: fc.Ar
         query: [...valid.query, ...Array.from({ length: repeats }, (): QueryPair => [name, value])]
       })
     }),
+    ...(declared.length === 0 ? [] : [fc.tuple(parts, fc.constantFrom(...declared.map((parameter) => parameter.name)), nulText).map(([valid, name, value]) =>
+      assemble(context, operation, "query-nul", { ...valid, query: [...valid.query.filter(([key]) => key !== name), [name, encodeText(value)]] }))]),
     ...(required.length === 0 ? [] : [fc.tuple(parts, fc.constantFrom(...required)).map(([valid, parameter]) =>
       assemble(context, operation, "query-missing", { ...valid, query: valid.query.filter(([name]) => name !== parameter.name) }))]),
     ...(!hasUserId ? [] : [fc.tuple(parts, oddUserId).map(([valid, userId]) =>

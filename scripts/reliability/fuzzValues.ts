@@ -4,6 +4,7 @@
  */
 import { FastCheck as fc } from "effect"
 import * as NodeHttp from "node:http"
+import { MAX_CONTENT_BYTES } from "../../src/api/text.js"
 
 /**
  * Percent-encodes text for a URL; a lone surrogate (which has no UTF-8 form) goes as U+FFFD, and
@@ -41,6 +42,37 @@ export const oddUnicode: fc.Arbitrary<string> = fc.oneof(
   fc.string({ unit: "binary", minLength: 1, maxLength: 64 }),
   fc.string({ unit: "grapheme-composite", minLength: 1, maxLength: 64 })
 )
+
+/** NUL (U+0000) alone, at either end, inside and repeated: PostgreSQL's text cannot hold it. */
+export const nulText: fc.Arbitrary<string> = fc.oneof(
+  fc.constantFrom("\u0000", "\u0000start", "end\u0000", "mid\u0000dle", "\u0000".repeat(64)),
+  fc.tuple(fc.string({ maxLength: 20 }), fc.string({ maxLength: 20 })).map(([before, after]) => `${before}\u0000${after}`)
+)
+
+/** Lone surrogates, high and low, alone, at either end, in reverse order, beside a valid pair: they have no UTF-8 form. */
+export const loneSurrogate: fc.Arbitrary<string> = fc.oneof(
+  fc.constantFrom("\ud800", "\udbff", "\udc00", "\udfff", "ab\ud83d", "\ude00ab", "\ude00\ud83d", "\u{1F600}\ud800\u{1F600}", "\ud800\ud800"),
+  fc.tuple(fc.string({ maxLength: 20 }), fc.integer({ min: 0xd800, max: 0xdfff })).map(([text, unit]) => `${text}${String.fromCharCode(unit)}`)
+)
+
+/** `bytes` of distinct made-up words: as many lexemes as such a size can hold, the most a word index is asked to keep. */
+const distinctWords = (bytes: number) => {
+  const words: Array<string> = []
+  for (let i = 0, size = 0; size + 9 <= bytes; i++, size += 9) words.push(`w${i.toString(36).padStart(7, "q")}`)
+  return words.join(" ")
+}
+
+/**
+ * One field as large as a turn may be, one byte over it, and well over what PostgreSQL can index
+ * in one row (1 MiB of lexemes), as distinct words or one repeated character; each no larger
+ * than fits the body limit, so that it reaches the schema rather than the 413.
+ */
+export const hugeField = (maxBodyBytes: number): fc.Arbitrary<string> =>
+  fc.tuple(fc.constantFrom(MAX_CONTENT_BYTES, MAX_CONTENT_BYTES + 1, 1_300_000), fc.constantFrom("words", "a", "\u00e9"))
+    .map(([bytes, unit]) => {
+      const size = Math.min(bytes, maxBodyBytes - 4096)
+      return unit === "words" ? distinctWords(size) : unit.repeat(Math.floor(size / Buffer.byteLength(unit)))
+    })
 
 /** How many times `unit` repeats to weigh about `bytes` once written as JSON. */
 const repeatsFor = (unit: string, bytes: number) =>

@@ -4,6 +4,7 @@ import { isReservedActorName, RESERVED_ACTOR_NAMES } from "../domain/actors.js"
 import { Authentication } from "./Authentication.js"
 import { ScopeKeysInQuery } from "./ScopeKeysInQuery.js"
 import { NotFoundWire, StoreUnavailableWire } from "./errors.js"
+import { Text } from "./text.js"
 import { pagingParams, QueryBoolean } from "./validation.js"
 
 export class ConfigView extends Schema.Class<ConfigView>("ConfigView")({
@@ -59,7 +60,7 @@ export class CreatedApiKey extends Schema.Class<CreatedApiKey>("CreatedApiKey")(
 }) {}
 
 /** A key's name, never a reserved actor's: a key's requests must not read as the service key's or an anonymous caller's. */
-const KeyName = Schema.String.pipe(
+const KeyName = Text.pipe(
   Schema.minLength(1),
   Schema.maxLength(64),
   Schema.filter((name) => !isReservedActorName(name), {
@@ -141,7 +142,7 @@ export class AdminApi extends HttpApiGroup.make("admin")
   )
   .add(
     HttpApiEndpoint.del("revokeKey", "/v1/admin/keys/:key_id")
-      .setPath(Schema.Struct({ key_id: Schema.String }))
+      .setPath(Schema.Struct({ key_id: Text }))
       .addSuccess(ApiKeySummary)
       .addError(NotFoundWire)
       .annotate(OpenApi.Summary, "Revoke a named key (idempotent; the row is kept)")

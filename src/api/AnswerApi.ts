@@ -5,6 +5,7 @@ import { ScopeKeysInQuery } from "./ScopeKeysInQuery.js"
 import { InvalidScopeWire, ProviderFailureWire, ServiceUnavailableWire, StoreUnavailableWire } from "./errors.js"
 import { ScopeFields } from "./MemoriesApi.js"
 import { JobStarted } from "./JobsApi.js"
+import { Text } from "./text.js"
 import { forbidExtra } from "./validation.js"
 
 const bounded = (min: number, max: number, fallback: number) =>
@@ -12,9 +13,9 @@ const bounded = (min: number, max: number, fallback: number) =>
 
 export const AnswerRequest = Schema.Struct({
   ...ScopeFields,
-  question: Schema.String.pipe(Schema.minLength(1)),
+  question: Text.pipe(Schema.minLength(1)),
   /** The anchor of relative time ("last week"); the server's local date when absent. */
-  current_date: Schema.optional(Schema.NullOr(Schema.String)),
+  current_date: Schema.optional(Schema.NullOr(Text)),
   max_steps: bounded(1, 24, 12),
   planner_max_tokens: bounded(64, 8192, 1200),
   reader_max_tokens: bounded(64, 16384, 3000),

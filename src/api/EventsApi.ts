@@ -5,6 +5,7 @@ import { Authentication } from "./Authentication.js"
 import { ScopeKeysInQuery } from "./ScopeKeysInQuery.js"
 import { InvalidScopeWire, StoreUnavailableWire } from "./errors.js"
 import { ScopeQuery } from "./MemoriesApi.js"
+import { Text } from "./text.js"
 import { pagingParams } from "./validation.js"
 
 /** The change view webhooks deliver, its type one of the three the log records. */
@@ -20,7 +21,7 @@ export class EventList extends Schema.Class<EventList>("EventList")({
   limit: Schema.Int
 }) {}
 
-export const ListEventsQuery = Schema.Struct({ ...ScopeQuery, ...pagingParams(200), type: Schema.optional(Schema.String) })
+export const ListEventsQuery = Schema.Struct({ ...ScopeQuery, ...pagingParams(200), type: Schema.optional(Text) })
 
 export class EventsApi extends HttpApiGroup.make("events")
   .add(

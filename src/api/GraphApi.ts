@@ -6,6 +6,7 @@ import { EvidenceCard, FactCard } from "./cards.js"
 import { InvalidScopeWire, StoreUnavailableWire } from "./errors.js"
 import { ScopeFields, ScopeQuery } from "./MemoriesApi.js"
 import { Degraded, Query } from "./RetrievalApi.js"
+import { Text } from "./text.js"
 import { forbidExtra, queryInt } from "./validation.js"
 
 const DATE = /^(\d{4})(?:-(\d{2})(?:-(\d{2})(?:[T ]\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?)?)?)?$/
@@ -29,7 +30,7 @@ export const LocalDate = Schema.String.pipe(Schema.filter(isLocalDate, {
   jsonSchema: { pattern: DATE.source }
 }))
 
-export const TimelineQuery = Schema.Struct({ ...ScopeQuery, entity_id: Schema.String.pipe(Schema.minLength(1)) })
+export const TimelineQuery = Schema.Struct({ ...ScopeQuery, entity_id: Text.pipe(Schema.minLength(1)) })
 
 export class EntityTimeline extends Schema.Class<EntityTimeline>("EntityTimeline")({
   user_id: Schema.String,
@@ -40,7 +41,7 @@ export class EntityTimeline extends Schema.Class<EntityTimeline>("EntityTimeline
 
 export const ExploreQuery = Schema.Struct({
   ...ScopeQuery,
-  start_id: Schema.String.pipe(Schema.minLength(1)),
+  start_id: Text.pipe(Schema.minLength(1)),
   depth: Schema.optionalWith(queryInt({ min: 1, max: 3 }), { default: () => 1 }),
   limit: Schema.optionalWith(queryInt({ min: 1, max: 100 }), { default: () => 25 })
 })
@@ -73,8 +74,8 @@ export const RefineRequest = Schema.Struct({
   ...ScopeFields,
   query: Query,
   top_k: Schema.optionalWith(Schema.Int.pipe(Schema.between(1, 100)), { default: () => 10 }),
-  entity: Schema.optionalWith(Schema.String, { default: () => "" }),
-  session_id: Schema.optionalWith(Schema.String, { default: () => "" }),
+  entity: Schema.optionalWith(Text, { default: () => "" }),
+  session_id: Schema.optionalWith(Text, { default: () => "" }),
   min_confidence: Schema.optionalWith(Schema.NullOr(Schema.Number.pipe(Schema.between(0, 1))), { default: () => null }),
   occurred_from: Schema.optionalWith(Schema.NullOr(LocalDate), { default: () => null }),
   occurred_to: Schema.optionalWith(Schema.NullOr(LocalDate), { default: () => null })

@@ -3,6 +3,7 @@ import { Schema } from "effect"
 import { Authentication } from "./Authentication.js"
 import { ScopeKeysInQuery } from "./ScopeKeysInQuery.js"
 import { NotFoundWire, StoreUnavailableWire } from "./errors.js"
+import { Text } from "./text.js"
 
 export const JobStatus = Schema.Literal("pending", "running", "succeeded", "failed")
 export type JobStatus = typeof JobStatus.Type
@@ -30,7 +31,7 @@ export class JobStarted extends Schema.Class<JobStarted>("JobStarted")({
 export class JobsApi extends HttpApiGroup.make("jobs")
   .add(
     HttpApiEndpoint.get("getJob", "/v1/jobs/:job_id")
-      .setPath(Schema.Struct({ job_id: Schema.String }))
+      .setPath(Schema.Struct({ job_id: Text }))
       .addSuccess(Job)
       .addError(NotFoundWire)
       .annotate(OpenApi.Summary, "Status of an asynchronous job; found across restarts until pruned by retention")

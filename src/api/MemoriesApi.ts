@@ -14,25 +14,26 @@ import {
   StoreUnavailableWire,
   UnprocessableWire
 } from "./errors.js"
-import { boundedString, forbidExtra, pagingParams, QueryBoolean } from "./validation.js"
+import { boundedText, Content, Text } from "./text.js"
+import { forbidExtra, pagingParams, QueryBoolean } from "./validation.js"
 
 export const Role = Schema.Literal("user", "assistant", "system")
 
 export const Message = Schema.Struct({
   role: Schema.optionalWith(Role, { default: () => "user" as const }),
-  content: Schema.String
+  content: Content
 }).annotations(forbidExtra)
 
 const scopeKeyDescription = (key: string) =>
   `Scope key: narrows to what is stamped with this ${key} or with none ("" means unset), so a memory stamped with another is 404, left out and never changed; a write stamps it on what it stores. Routes acting on a whole user or on entity profiles refuse it (501 not_implemented). See docs/scope.md.`
 
-const scopeKeyValue = Schema.String.pipe(Schema.maxLength(128))
+const scopeKeyValue = Text.pipe(Schema.maxLength(128))
 const scopeKey = (key: string) => Schema.optional(Schema.NullOr(scopeKeyValue).annotations({ description: scopeKeyDescription(key) }))
 const scopeKeyParam = (key: string) => Schema.optional(scopeKeyValue.annotations({ description: scopeKeyDescription(key) }))
 
 /** The scope every request carries: a user, optionally narrowed to an agent, run or project. */
 export const ScopeFields = {
-  user_id: boundedString(1, 128),
+  user_id: boundedText(1, 128),
   agent_id: scopeKey("agent_id"),
   run_id: scopeKey("run_id"),
   project_id: scopeKey("project_id")
@@ -46,14 +47,24 @@ export const ScopeKeysQuery = {
 }
 
 /** The scope as query parameters (GET and DELETE routes). */
-export const ScopeQuery = { user_id: boundedString(1, 128), ...ScopeKeysQuery }
+export const ScopeQuery = { user_id: boundedText(1, 128), ...ScopeKeysQuery }
 
-export const SessionTime = Schema.NullOr(Schema.Union(Schema.String, Schema.Number))
+/** A memory's id in a path. */
+const MemoryIdPath = Schema.Struct({ memory_id: Text })
+
+/**
+ * A session's id, as the client chooses it. Its length is bounded because it is part of keys
+ * PostgreSQL indexes in a B-tree (turn and span ids are made from it), whose entries cannot pass
+ * 2704 bytes: 512 UTF-16 units are at most 1536 bytes of UTF-8.
+ */
+export const SessionId = Text.pipe(Schema.maxLength(512))
+
+export const SessionTime = Schema.NullOr(Schema.Union(Text, Schema.Number))
 
 export const AddMemoriesRequest = Schema.Struct({
   ...ScopeFields,
   messages: Schema.Array(Message).pipe(Schema.minItems(1)),
-  session_id: Schema.optional(Schema.NullOr(Schema.String)),
+  session_id: Schema.optional(Schema.NullOr(SessionId)),
   session_time: Schema.optional(SessionTime),
   infer: Schema.optionalWith(Schema.Boolean, { default: () => true }),
   async_mode: Schema.optionalWith(Schema.Boolean, { default: () => true })
@@ -93,7 +104,7 @@ export class Memory extends Schema.Class<Memory>("Memory")({
 /** One session of a batch: the fields of a single add that describe a conversation. */
 export const BatchSession = Schema.Struct({
   messages: Schema.Array(Message).pipe(Schema.minItems(1)),
-  session_id: Schema.optional(Schema.NullOr(Schema.String)),
+  session_id: Schema.optional(Schema.NullOr(SessionId)),
   session_time: Schema.optional(SessionTime)
 }).annotations(forbidExtra)
 export type BatchSession = typeof BatchSession.Type
@@ -151,8 +162,8 @@ export class DeleteResult extends Schema.Class<DeleteResult>("DeleteResult")({
 
 export const UpdateMemoryRequest = Schema.Struct({
   ...ScopeFields,
-  content: Schema.String.pipe(Schema.minLength(1)),
-  session_id: Schema.optional(Schema.NullOr(Schema.String)),
+  content: Content.pipe(Schema.minLength(1)),
+  session_id: Schema.optional(Schema.NullOr(SessionId)),
   session_time: Schema.optional(SessionTime)
 }).annotations(forbidExtra)
 export type UpdateMemoryRequest = typeof UpdateMemoryRequest.Type
@@ -211,7 +222,7 @@ export class MemoriesApi extends HttpApiGroup.make("memories")
   )
   .add(
     HttpApiEndpoint.get("get", "/v1/memories/:memory_id")
-      .setPath(Schema.Struct({ memory_id: Schema.String }))
+      .setPath(MemoryIdPath)
       .setUrlParams(Schema.Struct(ScopeQuery))
       .addSuccess(Memory)
       .addError(NotFoundWire)
@@ -221,7 +232,7 @@ export class MemoriesApi extends HttpApiGroup.make("memories")
   )
   .add(
     HttpApiEndpoint.patch("update", "/v1/memories/:memory_id")
-      .setPath(Schema.Struct({ memory_id: Schema.String }))
+      .setPath(MemoryIdPath)
       .setUrlParams(Schema.Struct(ScopeKeysQuery))
       .setPayload(UpdateMemoryRequest)
       .addSuccess(UpdateResult)
@@ -241,7 +252,7 @@ export class MemoriesApi extends HttpApiGroup.make("memories")
   )
   .add(
     HttpApiEndpoint.del("delete", "/v1/memories/:memory_id")
-      .setPath(Schema.Struct({ memory_id: Schema.String }))
+      .setPath(MemoryIdPath)
       .setUrlParams(DeleteQuery)
       .addSuccess(DeleteResult)
       .addError(NotFoundWire)

@@ -4,6 +4,7 @@ import { Authentication } from "./Authentication.js"
 import { ScopeKeysInQuery } from "./ScopeKeysInQuery.js"
 import { InvalidScopeWire, StoreUnavailableWire } from "./errors.js"
 import { ScopeFields, ScopeQuery } from "./MemoriesApi.js"
+import { Text } from "./text.js"
 import { forbidExtra, queryInt } from "./validation.js"
 
 const Details = Schema.Record({ key: Schema.String, value: Schema.Unknown })
@@ -15,7 +16,7 @@ export class Degraded extends Schema.Class<Degraded>("Degraded")({
   details: Details
 }) {}
 
-export const Query = Schema.String.pipe(Schema.minLength(1))
+export const Query = Text.pipe(Schema.minLength(1))
 
 export const SearchRequest = Schema.Struct({
   ...ScopeFields,

@@ -2,14 +2,16 @@ import { Option, ParseResult, Schema } from "effect"
 import { parseBool } from "../config/variables.js"
 
 /**
- * Annotation naming the validation-error `type` and `msg` a schema reports when it rejects
- * input, for parsers whose failure cannot be read off their AST (query-string numbers, booleans).
+ * Annotation naming the validation-error `type` and `msg` (and `ctx`) a schema reports when it
+ * rejects input, for parsers and filters whose failure cannot be read off their AST (query-string
+ * numbers, booleans, the text rule).
  */
 export const ValidationTypeId: unique symbol = Symbol.for("memory-service/ValidationType")
 
 export interface ValidationTypeAnnotation {
   readonly type: string
   readonly msg: string
+  readonly ctx?: Record<string, unknown>
 }
 
 /** A query-string boolean: true/1/yes/on/t/y and false/0/no/off/f/n, any case. */
@@ -43,10 +45,6 @@ export const queryInt = (bounds: { readonly min: number; readonly max?: number }
   ).annotations({
     [ValidationTypeId]: { type: "int_parsing", msg: "Input should be a valid integer, unable to parse string as an integer" }
   })
-
-/** A string with length bounds, as the reference service bounds ids and names. */
-export const boundedString = (min: number, max: number) =>
-  Schema.String.pipe(Schema.minLength(min), Schema.maxLength(max))
 
 /** Refuses unknown keys, as every request model of the reference service does (unless said otherwise). */
 export const forbidExtra = { parseOptions: { onExcessProperty: "error" } } as const

@@ -114,10 +114,14 @@ const walk = (issue: ParseResult.ParseIssue, loc: Loc, parent: unknown, out: Arr
       for (const inner of issues) walk(inner, loc, parent, out)
       return
     }
-    case "Refinement":
+    case "Refinement": {
       if (issue.kind === "From") return walk(issue.issue, loc, parent, out)
-      out.push(refinementError(issue.ast, loc, issue.actual, ParseResult.TreeFormatter.formatIssueSync(issue)))
+      const annotated = annotatedType(issue.ast)
+      out.push(Option.isSome(annotated)
+        ? { ...annotated.value, loc, input: issue.actual }
+        : refinementError(issue.ast, loc, issue.actual, ParseResult.TreeFormatter.formatIssueSync(issue)))
       return
+    }
     case "Transformation":
       return walk(issue.issue, loc, parent, out)
     case "Type":

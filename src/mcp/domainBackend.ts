@@ -1,7 +1,8 @@
 import { Effect, Layer, ParseResult, Schema } from "effect"
 import { ERROR_CATALOGUE, isApiError } from "../api/errors.js"
-import { RefineRequest } from "../api/GraphApi.js"
-import { AddMemoriesRequest } from "../api/MemoriesApi.js"
+import { ExploreQuery, RefineRequest, TimelineQuery } from "../api/GraphApi.js"
+import { AddMemoriesRequest, ListMemoriesQuery } from "../api/MemoriesApi.js"
+import { Text } from "../api/text.js"
 import { ContextRequest, SearchRequest } from "../api/RetrievalApi.js"
 import { ContextBuilder } from "../services/recall/ContextBuilder.js"
 import { Graph } from "../services/graph/Graph.js"
@@ -20,7 +21,7 @@ const toToolFailure = (error: unknown): ToolFailure => {
   return new ToolFailure({ code: "internal_error", message: String(error) })
 }
 
-/** The route's own schema checks what the HTTP edge would have (bounds, date formats) before the service runs. */
+/** The route's own schema checks what the HTTP edge would have (bounds, date formats, the text rule) before the service runs. */
 const checked = <A, I, B, E>(schema: Schema.Schema<A, I>, request: A, run: (valid: A) => Effect.Effect<B, E>) =>
   Schema.validate(schema)(request).pipe(Effect.flatMap(run), Effect.mapError(toToolFailure))
 
@@ -38,12 +39,12 @@ export const DomainBackendLive = Layer.effect(
       search: (request) =>
         checked(SearchRequest, request, retrieval.search).pipe(Effect.map(({ degraded, items }) => ({ evidence: items, degraded }))),
       context: (request) => checked(ContextRequest, request, context.build),
-      list: (params) => reads.list(params).pipe(Effect.mapError(toToolFailure)),
-      timeline: (params) => graph.timeline(params).pipe(Effect.mapError(toToolFailure)),
-      explore: (params) => graph.explore(params).pipe(Effect.mapError(toToolFailure)),
+      list: (params) => checked(ListMemoriesQuery, params, reads.list),
+      timeline: (params) => checked(TimelineQuery, params, graph.timeline),
+      explore: (params) => checked(ExploreQuery, params, graph.explore),
       refine: (request) => checked(RefineRequest, request, graph.refine),
       add: (request) => checked(AddMemoriesRequest, request, (valid) => ingest.now(valid, MCP_AUDIT)),
-      remove: (memoryId, { user_id }) => writes.remove(memoryId, { user_id, purge: false }, MCP_AUDIT).pipe(Effect.mapError(toToolFailure))
+      remove: (memoryId, { user_id }) => checked(Text, memoryId, (valid) => writes.remove(valid, { user_id, purge: false }, MCP_AUDIT))
     }
   })
 )

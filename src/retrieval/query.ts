@@ -38,6 +38,14 @@ const timePrefixes = (text: string): Array<string> => {
   return dates.filter((date) => !dates.some((other) => other !== date && other.startsWith(date))).sort((a, b) => b.length - a.length)
 }
 
+/**
+ * How many of a query's words retrieval reads: its first distinct content words for the lexical
+ * legs, its first words for the names it may hold. A query may be a whole document (an agent's
+ * prompt); beyond this, more words only make each leg's statements larger (on PostgreSQL, past
+ * what one statement can bind), while the lexical legs keep only the rarest few terms anyway.
+ */
+export const MAX_QUERY_WORDS = 256
+
 /** Whether a lower-cased word is a function word search leaves out. */
 export const isStopword = (word: string) => STOPWORDS.has(word)
 

@@ -30,6 +30,8 @@ const failure = (error: MigrationError): CliFailure => {
       return new CliFailure({ code: "migrate_count_mismatch", message: error.message })
     case "MigrationStoreFailed":
       return new CliFailure({ code: "store_failed", message: error.message })
+    case "MigrationUnstorableText":
+      return new CliFailure({ code: "migrate_unstorable_text", message: error.message })
   }
 }
 

@@ -5,7 +5,7 @@ import { type EvidenceItem, factEvidence, turnEvidence } from "../../retrieval/e
 import { normalizeName, normalizeText } from "../../domain/text.js"
 import { fuse, type Fused, type Leg, type LegItem } from "../../retrieval/fusion.js"
 import { NEIGHBOURHOOD, rankConversationTurns } from "../../retrieval/conversationTurns.js"
-import { analyseQuery } from "../../retrieval/query.js"
+import { analyseQuery, MAX_QUERY_WORDS } from "../../retrieval/query.js"
 import type { FactRow, TurnRow } from "../../domain/records.js"
 import { type RecallLegs, UserStore } from "../../storage/UserStore.js"
 import { type ScopeParams, scopeFilter } from "../memories/memoryRecords.js"
@@ -28,9 +28,9 @@ type Ranked = LegItem<Candidate>
 const factCandidate = (row: FactRow): Ranked => ({ key: `ev_fact:${row.fact_id}`, value: { kind: "fact", row } })
 const turnCandidate = (row: TurnRow): Ranked => ({ key: `ev_raw:${row.turn_id}`, value: { kind: "turn", row } })
 
-/** Word n-grams (1 to 3) of a query, normalized as entity names are. */
+/** Word n-grams (1 to 3) of a query's first words, normalized as entity names are. */
 const nameGrams = (query: string) => {
-  const words = normalizeName(query).split(" ").filter((word) => word !== "")
+  const words = normalizeName(query).split(" ").filter((word) => word !== "").slice(0, MAX_QUERY_WORDS)
   const grams = new Set<string>()
   for (let n = 1; n <= 3; n++) for (let i = 0; i + n <= words.length; i++) grams.add(words.slice(i, i + n).join(" "))
   return [...grams]
@@ -115,7 +115,7 @@ export class Retrieval extends Effect.Service<Retrieval>()("Memory/Retrieval", {
         const depth = Math.max(request.top_k * LEG_DEPTH, LEG_DEPTH_FLOOR)
         const vector = yield* queryVector(request.query)
         const recalled = yield* store.recall(request.user_id, {
-          terms: analysis.terms,
+          terms: analysis.terms.slice(0, MAX_QUERY_WORDS),
           names: nameGrams(request.query),
           datePrefix: analysis.timePrefixes[0] ?? null,
           vector,

@@ -27,4 +27,20 @@ export class MigrationCountMismatch extends Schema.TaggedError<MigrationCountMis
   message: Schema.String
 }) {}
 
-export type MigrationError = MigrationRefused | MigrationStoreFailed | MigrationConflict | MigrationCountMismatch
+/**
+ * Rows holding text no store keeps as it is (NUL, a lone surrogate), written before the service
+ * refused such text: everything else was copied, and these rows (with the rest of their users'
+ * data) were not.
+ */
+export class MigrationUnstorableText extends Schema.TaggedError<MigrationUnstorableText>()("MigrationUnstorableText", {
+  rows: Schema.Array(Schema.Struct({
+    user_id: Schema.NullOr(Schema.String),
+    table: Schema.String,
+    id: Schema.String,
+    column: Schema.String,
+    reason: Schema.Literal("nul", "lone_surrogate")
+  })),
+  message: Schema.String
+}) {}
+
+export type MigrationError = MigrationRefused | MigrationStoreFailed | MigrationConflict | MigrationCountMismatch | MigrationUnstorableText

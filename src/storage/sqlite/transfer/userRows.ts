@@ -5,6 +5,7 @@ import { type RowCounts, USER_COLUMNS, USER_TABLES, type UserRow, type UserSnaps
 import { insertBatches } from "../user/batches.js"
 import { exactTable, type VectorIndex } from "../user/bitIndexCache.js"
 import { VectorQueries } from "../user/vectors.js"
+import { decodeStoredText } from "./storedText.js"
 
 type Stored<Row> = Omit<Row, "embedding">
 
@@ -12,7 +13,33 @@ type Stored<Row> = Omit<Row, "embedding">
 export const StoreRows = (sql: SqlClient.SqlClient) => {
   const vectors = VectorQueries(sql)
   const select = <Row extends object>(table: UserTable, order: string, columns: ReadonlyArray<string> = USER_COLUMNS[table]) =>
-    sql<Row>`SELECT ${sql.literal(columns.join(", "))} FROM ${sql.literal(table)} ORDER BY ${sql.literal(order)}`
+    Effect.flatMap(
+      sql<Row>`SELECT ${sql.literal(columns.join(", "))} FROM ${sql.literal(table)} ORDER BY ${sql.literal(order)}`,
+      (rows) => asStored(table, order, rows)
+    )
+
+  /**
+   * The rows with their text as stored: when some of it reads with U+FFFD, the table's text is
+   * read again as bytes (in the same order), so that a lone surrogate an earlier build wrote comes
+   * back as itself, for a migration to name, not as replacements two rows could share.
+   */
+  const asStored = <Row extends object>(table: UserTable, order: string, rows: ReadonlyArray<Row>) => {
+    const textColumns = [...new Set(rows.flatMap((row) => Object.entries(row).flatMap(([column, value]) => typeof value === "string" ? [column] : [])))]
+    const replaced = rows.some((row) => Object.values(row).some((value) => typeof value === "string" && value.includes("\ufffd")))
+    if (!replaced) return Effect.succeed(rows)
+    const asBytes = textColumns.map((column) => `CAST(${column} AS BLOB) AS ${column}`).join(", ")
+    return Effect.map(
+      sql<Record<string, unknown>>`SELECT ${sql.literal(asBytes)} FROM ${sql.literal(table)} ORDER BY ${sql.literal(order)}`,
+      (stored) =>
+        rows.map((row, i) => {
+          const bytes = stored[i] ?? {}
+          return textColumns.reduce((read, column) => {
+            const value = bytes[column]
+            return value instanceof Uint8Array ? { ...read, [column]: decodeStoredText(value) } : read
+          }, row)
+        })
+    )
+  }
 
   const vectorsOf = (index: VectorIndex, stored: boolean) =>
     stored

@@ -1,0 +1,13 @@
+/**
+ * Text every store keeps as it was given: no U+0000 (NUL), which PostgreSQL's text cannot hold,
+ * and no lone UTF-16 surrogate, which has no UTF-8 form (docs/text.md).
+ */
+const LONE_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/
+
+export const hasNul = (text: string) => text.includes("\u0000")
+
+export const hasLoneSurrogate = (text: string) => LONE_SURROGATE.test(text)
+
+/** What keeps text from being stored as it is, if anything. */
+export const unstorableReason = (text: string): "nul" | "lone_surrogate" | undefined =>
+  hasNul(text) ? "nul" : hasLoneSurrogate(text) ? "lone_surrogate" : undefined
