@@ -6,6 +6,7 @@ import * as NodePath from "node:path"
 import type { CliRun } from "./support/cli.js"
 import { cli, filesUnder, ingestSession } from "./support/backups.js"
 import { startProcess } from "./support/processes.js"
+import { STORE_SCHEMA_VERSION } from "../src/version.js"
 import { API_KEY, tempDataRoot } from "./support/server.js"
 
 /** Whether this machine lets a process mount a tmpfs in a mount namespace of its own (root with CAP_SYS_ADMIN). */
@@ -92,7 +93,7 @@ describe("backup, verify and restore: refusals and failures", () => {
     expect(verify.stderr).toContain("user 'ana': ")
     expect(verify.stderr).toContain("is missing")
     expect(verify.stderr).toContain("user 'ben': turns has 3 rows, the manifest says 99")
-    expect(verify.stderr).toContain("user 'ben': schema version 6, the manifest says 42")
+    expect(verify.stderr).toContain(`user 'ben': schema version ${STORE_SCHEMA_VERSION}, the manifest says 42`)
     expect(verify.stderr).toMatch(/user 'cy': its sha256 is [0-9a-f]{64}, the manifest says/)
 
     const parent = tempDataRoot()

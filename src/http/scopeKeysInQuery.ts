@@ -17,11 +17,14 @@ export const ScopeKeysInQueryLive = Layer.succeed(
   Effect.gen(function*() {
     const request = yield* HttpServerRequest.HttpServerRequest
     const url = new URL(request.url, "http://localhost")
-    const inputs = matchRoute(request.method, url.pathname)?.route.inputs
-    const inQuery = declaredKeys(inputs?.query ?? Option.none())
+    // A method no route serves here (HEAD on a GET route) is answered 405 by the routing errors.
+    const matched = matchRoute(request.method, url.pathname)
+    if (matched === undefined) return
+    const inputs = matched.route.inputs
+    const inQuery = declaredKeys(inputs.query)
     const refused = SCOPE_KEYS.filter((key) => url.searchParams.has(key) && !inQuery.has(key))
     if (refused.length === 0) return
-    const inBody = declaredKeys(inputs?.body ?? Option.none())
+    const inBody = declaredKeys(inputs.body)
     const where = refused.every((key) => inBody.has(key))
       ? "this route takes them in its JSON body"
       : "this route acts on no single scope"
