@@ -88,6 +88,11 @@ export type UserRow<T extends UserTable> = UserTables[T][number]
 /** Rows of one of the user's tables, told apart by the table's name. */
 export type RowBatch = { readonly [T in UserTable]: { readonly table: T; readonly rows: ReadonlyArray<UserRow<T>> } }[UserTable]
 
+/** Tables to gather rows in, all empty. */
+export const emptyTables = (): { -readonly [T in UserTable]: Array<UserRow<T>> } => ({
+  sessions: [], turns: [], spans: [], facts: [], fact_sources: [], entities: [], fact_entity_roles: [], edges: [], events: [], applied_jobs: []
+})
+
 /** A snapshot's tables as batches, in the order they are written (references before their referrers). */
 export const snapshotBatches = (tables: UserTables): ReadonlyArray<RowBatch> => [
   { table: "sessions", rows: tables.sessions },
