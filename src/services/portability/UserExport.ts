@@ -2,7 +2,7 @@ import { Effect, Option, Schema, Stream } from "effect"
 import { NotFound } from "../../api/errors.js"
 import type { VectorSpace } from "../../domain/records.js"
 import { USER_ORDER, type RowBatch, type RowKey } from "../../storage/transfer/records.js"
-import { UserStore } from "../../storage/UserStore.js"
+import { type StoreError, UserStore } from "../../storage/UserStore.js"
 import { nowTimestamp } from "../../util/timestamps.js"
 import { STORE_SCHEMA_VERSION } from "../../version.js"
 import { EXPORT_FORMAT, EXPORT_VERSION, EXPORTED_TABLES, type ExportedTable, type HeaderRecord, RECORD_SCHEMAS, RECORD_TYPES, vectorBase64 } from "./exportFormat.js"
@@ -39,7 +39,7 @@ export class UserExport extends Effect.Service<UserExport>()("Memory/UserExport"
     const store = yield* UserStore
 
     const pages = (userId: string, table: ExportedTable, vectors: boolean) =>
-      Stream.paginateEffect(null as RowKey | null, (after) =>
+      Stream.paginateEffect<RowKey | null, RowBatch, StoreError, never>(null, (after) =>
         Effect.map(store.portability.page(userId, table, { after, limit: EXPORT_PAGE_ROWS }, vectors), (batch) => [batch, nextKey(batch)] as const))
 
     /** The export's lines; a user without data is not found. */
@@ -60,10 +60,15 @@ export class UserExport extends Effect.Service<UserExport>()("Memory/UserExport"
           vectors: space
         }
         const rows = Stream.suspend(() => {
-          const withoutForgotten = makeForgottenFilter()
+          const forgotten = makeForgottenFilter()
+          // Which entities are named is known from their roles, read once before them.
+          const tableRows = (table: ExportedTable) =>
+            table === "entities"
+              ? Stream.unwrap(Effect.as(Stream.runForEach(pages(userId, "fact_entity_roles", false), (batch) => Effect.sync(() => forgotten.noteRoles(batch))), pages(userId, table, false)))
+              : pages(userId, table, space !== null)
           return Stream.fromIterable(EXPORTED_TABLES).pipe(
-            Stream.flatMap((table) => pages(userId, table, space !== null)),
-            Stream.mapConcat(withoutForgotten),
+            Stream.flatMap(tableRows),
+            Stream.mapConcat(forgotten.rows),
             Stream.map(recordLine(space))
           )
         })
