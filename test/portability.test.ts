@@ -3,7 +3,10 @@ import { Effect } from "effect"
 import type { ProviderStub } from "../scripts/stubs/llm-providers.js"
 import { llmEnv, providerStub } from "./support/llm.js"
 import { freshDatabase } from "./support/postgres.js"
-import { authHeaders, onPostgres, rawFetch, sendJson, startServer } from "./support/server.js"
+import * as NodeFs from "node:fs"
+import * as NodePath from "node:path"
+import { runCli } from "./support/cli.js"
+import { API_KEY, authHeaders, onPostgres, rawFetch, sendJson, startServer, tempDataRoot } from "./support/server.js"
 
 const SOURCE = "export-source-7"
 const MOVED = "moved-user-8"
@@ -144,4 +147,31 @@ describe("one user's export and import", () => {
         expect((yield* exportOf(baseUrl, MOVED)).status).toBe(404)
       }
     }), { timeout: 120_000 })
+
+  it.scopedLive("memory-service export writes the JSON Lines to stdout; import-user loads the file into another deployment", () =>
+    Effect.gen(function*() {
+      const stub = yield* providerStub("openai")
+      const source = yield* serverOn(stub, "suite")
+      const target = yield* serverOn(stub, "other")
+      yield* sendJson(`${source.baseUrl}/v1/memories`, { user_id: SOURCE, infer: false, async_mode: false, messages: [{ content: "I keep bees on the roof." }] })
+      const cli = (baseUrl: string, args: ReadonlyArray<string>) => runCli(args, { env: { SERVICE_API_URL: baseUrl, SERVICE_API_KEY: API_KEY }, timeoutMs: 60_000 })
+
+      const exported = yield* cli(source.baseUrl, ["export", "--user", SOURCE, "--vectors"])
+      expect({ code: exported.code, stderr: exported.stderr }).toEqual({ code: 0, stderr: "" })
+      const undated = (text: string) => text.replace(/"exported_at":"[^"]*"/, `"exported_at":"<when>"`)
+      expect(undated(exported.stdout)).toBe(undated((yield* exportOf(source.baseUrl, SOURCE)).text))
+      const file = NodePath.join(tempDataRoot(), "user.jsonl")
+      NodeFs.writeFileSync(file, exported.stdout)
+
+      const loaded = yield* cli(target.baseUrl, ["import-user", file, "--user", MOVED, "--json"])
+      expect({ code: loaded.code, stderr: loaded.stderr }).toEqual({ code: 0, stderr: "" })
+      expect(JSON.parse(loaded.stdout)).toEqual({ user_id: MOVED, source_user_id: SOURCE })
+      const search = (yield* sendJson(`${target.baseUrl}/v1/search`, { user_id: MOVED, query: "bees" })).body as { hits: Array<{ content: string }> }
+      expect(search.hits.map((hit) => hit.content)).toContain("I keep bees on the roof.")
+
+      const again = yield* cli(target.baseUrl, ["import-user", file, "--user", MOVED])
+      expect({ code: again.code, stderr: again.stderr }).toEqual({ code: 1, stderr: expect.stringMatching(/^conflict: user moved-user-8 already has data/) })
+      const unknown = yield* cli(source.baseUrl, ["export", "--user", "nobody-here"])
+      expect({ code: unknown.code, stdout: unknown.stdout, stderr: unknown.stderr }).toEqual({ code: 1, stdout: "", stderr: expect.stringMatching(/^not_found: /) })
+    }), { timeout: 180_000 })
 })
