@@ -1,6 +1,6 @@
 import type { SqlClient } from "@effect/sql"
 import { Effect } from "effect"
-import { insertBatches } from "../../transfer/loading.js"
+import { insertBatches } from "../../transfer/batches.js"
 import { USER_TABLES } from "../../transfer/records.js"
 import type { UserLoad } from "../../UserStore.js"
 import { clock, UserWrites } from "../user/writes.js"

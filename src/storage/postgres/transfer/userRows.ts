@@ -14,6 +14,7 @@ import {
   type UserTable
 } from "../../transfer/records.js"
 import { chunks } from "../../transfer/chunks.js"
+import { type PlainTable, plainBatch } from "../../transfer/batches.js"
 import { vectorText } from "../user/rows.js"
 import { clock, UserWrites } from "../user/writes.js"
 
@@ -93,23 +94,13 @@ export const UserRows = (sql: SqlClient.SqlClient, userId: string) => {
           return { table, rows: vectors ? withVectors(yield* select<WithSentVector<UserRow<"turns">>>(table, from, sentVector(table))) : noVectors(yield* select<Stored<UserRow<"turns">>>(table, from)) }
         case "facts":
           return { table, rows: vectors ? withVectors(yield* select<WithSentVector<UserRow<"facts">>>(table, from, sentVector(table))) : noVectors(yield* select<Stored<UserRow<"facts">>>(table, from)) }
-        case "sessions":
-          return { table, rows: yield* select<UserRow<typeof table>>(table, from) }
-        case "spans":
-          return { table, rows: yield* select<UserRow<typeof table>>(table, from) }
-        case "fact_sources":
-          return { table, rows: yield* select<UserRow<typeof table>>(table, from) }
         case "entities":
-          return { table, rows: yield* select<UserRow<typeof table>>(table, from) }
-        case "fact_entity_roles":
-          return { table, rows: yield* select<UserRow<typeof table>>(table, from) }
-        case "edges":
           return { table, rows: yield* select<UserRow<typeof table>>(table, from) }
         // Every column, those added after this build's list among them.
         case "events":
           return { table, rows: (yield* select<UserRow<typeof table> & { readonly user_id: string }>(table, from, ["*"])).map(withoutUser) }
-        case "applied_jobs":
-          return { table, rows: yield* select<UserRow<typeof table>>(table, from) }
+        default:
+          return yield* plainBatch(table, <T extends PlainTable>(plain: T) => select<UserRow<T>>(plain, from))
       }
     })
 

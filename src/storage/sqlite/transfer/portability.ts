@@ -1,7 +1,7 @@
 import type { SqlClient } from "@effect/sql"
 import { Effect } from "effect"
 import { nowTimestamp } from "../../../util/timestamps.js"
-import { insertBatches } from "../../transfer/loading.js"
+import { insertBatches } from "../../transfer/batches.js"
 import { USER_TABLES } from "../../transfer/records.js"
 import type { UserLoad } from "../../UserStore.js"
 import { insertEvent } from "../user/events.js"

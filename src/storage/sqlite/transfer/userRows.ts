@@ -4,6 +4,7 @@ import { fromFloat32Bytes } from "../../transfer/float32.js"
 import type { VectorSpace } from "../../../domain/records.js"
 import { type RowBatch, type RowCounts, type RowPage, snapshotBatches, USER_COLUMNS, USER_ORDER, USER_TABLES, type UserRow, type UserSnapshot, type UserTable } from "../../transfer/records.js"
 import { inBatches, insertBatches } from "../user/batches.js"
+import { type PlainTable, plainBatch } from "../../transfer/batches.js"
 import { exactTable, type VectorIndex } from "../user/bitIndexCache.js"
 import { VectorQueries } from "../user/vectors.js"
 
@@ -78,21 +79,11 @@ export const StoreRows = (sql: SqlClient.SqlClient) => {
           return { table, rows: yield* attachVectors("fact", yield* select<Stored<UserRow<"facts">>>(table, from), withVectors) }
         case "entities":
           return { table, rows: entityRows(yield* select<StoredEntity>(table, from)) }
-        case "sessions":
-          return { table, rows: yield* select<UserRow<typeof table>>(table, from) }
-        case "spans":
-          return { table, rows: yield* select<UserRow<typeof table>>(table, from) }
-        case "fact_sources":
-          return { table, rows: yield* select<UserRow<typeof table>>(table, from) }
-        case "fact_entity_roles":
-          return { table, rows: yield* select<UserRow<typeof table>>(table, from) }
-        case "edges":
-          return { table, rows: yield* select<UserRow<typeof table>>(table, from) }
         // Every column, those added after this build's list among them.
         case "events":
           return { table, rows: yield* select<UserRow<typeof table>>(table, from, ["*"]) }
-        case "applied_jobs":
-          return { table, rows: yield* select<UserRow<typeof table>>(table, from) }
+        default:
+          return yield* plainBatch(table, <T extends PlainTable>(plain: T) => select<UserRow<T>>(plain, from))
       }
     })
 
