@@ -9,9 +9,11 @@
  *   spooled to a file first, then loaded as one unit).
  *
  * Sizes growing tenfold with the peak staying put is what shows the export pages through rows
- * instead of holding the user.
+ * instead of holding the user. Without a bound V8 lets garbage pile up before it collects, and
+ * the peak grows with the bytes sent; `--heap-mib` bounds the service's heap
+ * (`--max-old-space-size`) to tell garbage from what the export holds.
  *
- * Usage: npm run bench:export [-- --turns 10000,100000 --per-request 500 --backends sqlite,postgres]
+ * Usage: npm run bench:export [-- --turns 10000,100000 --per-request 500 --backends sqlite,postgres --heap-mib 200]
  */
 import * as NodeFs from "node:fs"
 import * as NodeOs from "node:os"
@@ -24,6 +26,7 @@ import { BENCH_KEY, listArg, postJson, rssMiB, type ServiceProcess, startService
 const SIZES = listArg("turns", [10_000, 100_000])
 const PER_REQUEST = Number(textArg("per-request", "500"))
 const BACKENDS = textArg("backends", "sqlite,postgres").split(",")
+const HEAP_MIB = textArg("heap-mib", "")
 const SAMPLE_MS = 20
 
 const PLACES = ["Lisbon", "Porto", "Berlin", "Kyoto", "Oslo", "Quito", "Cairo", "Perth"]
@@ -83,11 +86,15 @@ const perSecond = (count: number, seconds: number) => Math.round(count / seconds
 const main = async () => {
   const cluster = BACKENDS.includes("postgres") ? await startCluster({ fsync: true }) : undefined
   const scratch = NodeFs.mkdtempSync(NodePath.join(NodeOs.tmpdir(), "bench-export-"))
-  console.log(`export and import of one user; sizes ${SIZES.join(", ")} turns (${PER_REQUEST} a request); ${NodeOs.cpus().length} cores`)
+  const heap = HEAP_MIB === "" ? "heap unbounded" : `service heap bounded at ${HEAP_MIB} MiB`
+  console.log(`export and import of one user; sizes ${SIZES.join(", ")} turns (${PER_REQUEST} a request); ${heap}; ${NodeOs.cpus().length} cores`)
   try {
     for (const backend of BACKENDS) {
       const dataRoot = NodeFs.mkdtempSync(NodePath.join(scratch, `${backend}-`))
-      const env: Record<string, string> = backend === "postgres" && cluster !== undefined ? { SERVICE_DATABASE_URL: await createDatabase(cluster.url) } : {}
+      const env: Record<string, string> = {
+        ...(backend === "postgres" && cluster !== undefined ? { SERVICE_DATABASE_URL: await createDatabase(cluster.url) } : {}),
+        ...(HEAP_MIB === "" ? {} : { NODE_OPTIONS: `--max-old-space-size=${HEAP_MIB}` })
+      }
       const service = await startService(dataRoot, env)
       try {
         for (const turns of SIZES) {
