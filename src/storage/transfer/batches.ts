@@ -2,7 +2,7 @@ import { Effect, Stream } from "effect"
 import type { RowBatch, UserRow, UserTable } from "./records.js"
 
 /** Writes the batches in their order through `insert`; the rows written to each table. */
-export const insertBatches = <E, E2, R>(batches: Stream.Stream<RowBatch, E>, insert: (batch: RowBatch) => Effect.Effect<void, E2, R>) =>
+export const writeBatches = <E, E2, R>(batches: Stream.Stream<RowBatch, E>, insert: (batch: RowBatch) => Effect.Effect<void, E2, R>) =>
   Effect.suspend(() => {
     const loaded: Record<UserTable, number> = {
       sessions: 0, turns: 0, spans: 0, facts: 0, fact_sources: 0, entities: 0, fact_entity_roles: 0, edges: 0, events: 0, applied_jobs: 0

@@ -1,6 +1,6 @@
 import type { SqlClient } from "@effect/sql"
 import { Effect } from "effect"
-import { insertBatches } from "../../transfer/batches.js"
+import { writeBatches } from "../../transfer/batches.js"
 import { USER_TABLES } from "../../transfer/records.js"
 import type { UserLoad } from "../../UserStore.js"
 import { clock, UserWrites } from "../user/writes.js"
@@ -32,7 +32,7 @@ export const UserPortability = (sql: SqlClient.SqlClient, userId: string) => {
         yield* sql`INSERT INTO users (user_id, created_at, embedding_model, embedding_dimensions)
                    VALUES (${userId}, ${now}, ${space?.model ?? null}, ${space?.dimensions ?? null})
                    ON CONFLICT (user_id) DO UPDATE SET embedding_model = EXCLUDED.embedding_model, embedding_dimensions = EXCLUDED.embedding_dimensions`
-        const loaded = yield* insertBatches(load.batches, rows.insertRows)
+        const loaded = yield* writeBatches(load.batches, rows.insertRows)
         yield* rows.advanceSequences
         yield* writes.insertEvents([load.event(loaded)], load.audit, now)
         yield* writes.reindex

@@ -1,7 +1,7 @@
 import type { SqlClient } from "@effect/sql"
 import { Effect } from "effect"
 import { nowTimestamp } from "../../../util/timestamps.js"
-import { insertBatches } from "../../transfer/batches.js"
+import { writeBatches } from "../../transfer/batches.js"
 import { USER_TABLES } from "../../transfer/records.js"
 import type { UserLoad } from "../../UserStore.js"
 import { insertEvent } from "../user/events.js"
@@ -23,7 +23,7 @@ export const StorePortability = (sql: SqlClient.SqlClient) => {
       sql.withTransaction(Effect.gen(function*() {
         if (yield* holds) return "Occupied" as const
         if (load.space !== null) yield* VectorQueries(sql).claim(load.space)
-        const loaded = yield* insertBatches(load.batches, (batch) => rows.insertRows(batch, load.space))
+        const loaded = yield* writeBatches(load.batches, (batch) => rows.insertRows(batch, load.space))
         yield* insertEvent(sql, load.event(loaded), load.audit, yield* nowTimestamp)
         return "Loaded" as const
       }))
