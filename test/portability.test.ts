@@ -4,6 +4,7 @@ import type { ProviderStub } from "../scripts/stubs/llm-providers.js"
 import { llmEnv, providerStub } from "./support/llm.js"
 import { freshDatabase } from "./support/postgres.js"
 import * as NodeFs from "node:fs"
+import * as NodeHttp from "node:http"
 import * as NodePath from "node:path"
 import { runCli } from "./support/cli.js"
 import { API_KEY, authHeaders, onPostgres, rawFetch, sendJson, startServer, tempDataRoot } from "./support/server.js"
@@ -174,4 +175,39 @@ describe("one user's export and import", () => {
       const unknown = yield* cli(source.baseUrl, ["export", "--user", "nobody-here"])
       expect({ code: unknown.code, stdout: unknown.stdout, stderr: unknown.stderr }).toEqual({ code: 1, stdout: "", stderr: expect.stringMatching(/^not_found: /) })
     }), { timeout: 180_000 })
+
+  it.scopedLive("loads into the export's own user without user_id; a body over SERVICE_MAX_IMPORT_BYTES is 413, declared or not", () =>
+    Effect.gen(function*() {
+      const stub = yield* providerStub("openai")
+      const source = yield* serverOn(stub, "suite")
+      yield* sendJson(`${source.baseUrl}/v1/memories`, { user_id: SOURCE, infer: false, async_mode: false, messages: [{ content: "I swim at dawn." }] })
+      const exported = (yield* exportOf(source.baseUrl, SOURCE, false)).text
+      const target = yield* startServer({ ...llmEnv(stub), SERVICE_MAX_IMPORT_BYTES: String(exported.length + 1024) })
+      // Blank lines are skipped: the same export, padded past the limit.
+      const padded = exported + "\n".repeat(2048)
+      const declared = yield* importInto(target.baseUrl, MOVED, padded)
+      expect({ status: declared.status, code: (declared.body as Json).code }).toEqual({ status: 413, code: "payload_too_large" })
+      const chunked = yield* Effect.promise(() =>
+        new Promise<{ readonly status: number | undefined; readonly body: string }>((resolve, reject) => {
+          const request = NodeHttp.request(`${target.baseUrl}/v1/import?user_id=${MOVED}`, {
+            method: "POST",
+            headers: { ...authHeaders(), "content-type": "application/x-ndjson", "transfer-encoding": "chunked" }
+          }, (response) => {
+            let body = ""
+            response.on("data", (chunk: Buffer) => (body += chunk.toString()))
+            response.on("end", () => resolve({ status: response.statusCode, body }))
+          })
+          request.on("error", reject)
+          for (let at = 0; at < padded.length; at += 512) request.write(padded.slice(at, at + 512))
+          request.end()
+        }))
+      expect({ status: chunked.status, code: (JSON.parse(chunked.body) as Json).code }).toEqual({ status: 413, code: "payload_too_large" })
+      expect((yield* exportOf(target.baseUrl, MOVED)).status).toBe(404)
+      const own = yield* rawFetch(`${target.baseUrl}/v1/import`, {
+        method: "POST",
+        headers: { ...authHeaders(), "content-type": "application/x-ndjson" },
+        body: exported
+      })
+      expect({ status: own.status, body: own.body }).toEqual({ status: 201, body: { user_id: SOURCE, source_user_id: SOURCE } })
+    }), { timeout: 120_000 })
 })

@@ -47,10 +47,13 @@ export class UserImport extends Effect.Service<UserImport>()("Memory/UserImport"
         const file = yield* Effect.orDie(fs.makeTempFileScoped({ prefix: "memory-import-" }))
         const handle = yield* Effect.orDie(fs.open(file, { flag: "w" }))
         let received = 0
+        // Past the limit the rest is read and dropped: a body left unread takes the connection,
+        // and the answer with it.
         yield* Stream.runForEach(body, (bytes) => {
           received += bytes.length
-          return received > maxImportBytes ? Effect.fail(tooLarge) : Effect.orDie(handle.writeAll(bytes))
+          return received > maxImportBytes ? Effect.void : Effect.orDie(handle.writeAll(bytes))
         })
+        if (received > maxImportBytes) return yield* tooLarge
         return file
       })
 
