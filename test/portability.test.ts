@@ -90,6 +90,7 @@ describe("one user's export and import", () => {
       for (const word of ["Zanzibar", "Quetzalcoatl", "figurines"]) expect(exported.text).not.toContain(word)
       const lines = records(exported.text)
       expect(lines[0]).toMatchObject({ type: "header", format: "memory-service.user-export", version: 1, user_id: SOURCE, vectors: { model: expect.any(String) } })
+      expect(lines[lines.length - 1]).toEqual({ type: "end", records: lines.length - 2 })
       const types = new Set(lines.map((line) => line.type))
       for (const type of ["session", "turn", "span", "fact", "fact_source", "entity", "entity_role", "event"]) expect(types).toContain(type)
       expect(lines.filter((line) => line.type === "fact").map((line) => line.status)).toContain("superseded")
@@ -137,7 +138,10 @@ describe("one user's export and import", () => {
         [lines.map((line, i) => i === turn ? "{not json" : line), turn + 1, /not JSON/],
         [lines.map((line, i) => i === turn ? line.replace(/"position":\d+/, `"position":"first"`) : line), turn + 1, /position/],
         [lines.map((line, i) => i === turn ? line.replace(/"session_id":"[^"]*"/, `"session_id":"elsewhere"`) : line), turn + 1, /unknown session elsewhere/],
-        [[...lines, lines[turn]!], lines.length + 1, /a turn record after/],
+        [lines.flatMap((line, i) => i === lines.length - 1 ? [lines[turn]!, line] : [line]), lines.length, /a turn record after/],
+        [[...lines, lines[turn]!], lines.length + 1, /a record after the end record/],
+        [lines.slice(0, -1), lines.length, /cut short/],
+        [lines.map((line, i) => i === lines.length - 1 ? `{"type":"end","records":1}` : line), lines.length, /end record counts 1 records/],
         [lines.slice(1), 1, /not an export header/]
       ]
       for (const [body, line, message] of cases) {

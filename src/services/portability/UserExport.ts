@@ -5,7 +5,7 @@ import { USER_ORDER, type RowBatch, type RowKey } from "../../storage/transfer/r
 import { type StoreError, UserStore } from "../../storage/UserStore.js"
 import { nowTimestamp } from "../../util/timestamps.js"
 import { STORE_SCHEMA_VERSION } from "../../version.js"
-import { EXPORT_FORMAT, EXPORT_VERSION, EXPORTED_TABLES, type ExportedTable, type HeaderRecord, RECORD_SCHEMAS, RECORD_TYPES, vectorBase64 } from "./exportFormat.js"
+import { EXPORT_FORMAT, EXPORT_VERSION, EXPORTED_TABLES, type EndRecord, type ExportedTable, type HeaderRecord, RECORD_SCHEMAS, RECORD_TYPES, vectorBase64 } from "./exportFormat.js"
 import { type ExportRow, makeForgottenFilter } from "./withoutForgotten.js"
 
 /** Rows read per statement: what an export holds in memory at once, whatever the user's size. */
@@ -32,6 +32,8 @@ const recordLine = (space: VectorSpace | null) => ({ row, table, vector }: Expor
   if (space !== null && vector !== null) record.vector = vectorBase64(vector)
   return `${JSON.stringify(record)}\n`
 }
+
+const endRecord = (records: number): EndRecord => ({ type: "end", records })
 
 /** A user's data as the lines of an export (exportFormat.ts), read page by page as they are sent. */
 export class UserExport extends Effect.Service<UserExport>()("Memory/UserExport", {
@@ -66,11 +68,15 @@ export class UserExport extends Effect.Service<UserExport>()("Memory/UserExport"
             table === "entities"
               ? Stream.unwrap(Effect.as(Stream.runForEach(pages(userId, "fact_entity_roles", false), (batch) => Effect.sync(() => forgotten.noteRoles(batch))), pages(userId, table, false)))
               : pages(userId, table, space !== null)
-          return Stream.fromIterable(EXPORTED_TABLES).pipe(
+          let written = 0
+          const records = Stream.fromIterable(EXPORTED_TABLES).pipe(
             Stream.flatMap(tableRows),
             Stream.mapConcat(forgotten.rows),
-            Stream.map(recordLine(space))
+            Stream.map(recordLine(space)),
+            Stream.tap(() => Effect.sync(() => written++))
           )
+          // The last line says how many came before it: a file cut short is told from a whole one.
+          return Stream.concat(records, Stream.sync(() => `${JSON.stringify(endRecord(written))}\n`))
         })
         return Stream.concat(Stream.succeed(`${JSON.stringify(header)}\n`), rows)
       }).pipe(Effect.withSpan("UserExport.lines"))

@@ -77,7 +77,10 @@ export class UserImport extends Effect.Service<UserImport>()("Memory/UserImport"
         const header = Either.isLeft(parsed)
           ? Either.left("not JSON")
           : Either.mapLeft(decodeRecord(HeaderRecord, parsed.right), (message) => `not an export header: ${message}`)
-        return yield* Either.match(header, { onLeft: (message) => Effect.fail(invalidLine({ line, message })), onRight: Effect.succeed })
+        return yield* Either.match(header, {
+          onLeft: (message) => Effect.fail(invalidLine({ line, message })),
+          onRight: (record) => Effect.succeed({ ...record, line })
+        })
       })
 
     const load = <E>(params: { readonly user_id?: string | undefined }, body: Stream.Stream<Uint8Array, E>, audit: AuditContext) =>
@@ -86,12 +89,15 @@ export class UserImport extends Effect.Service<UserImport>()("Memory/UserImport"
         const header = yield* readHeader(file)
         const userId = params.user_id ?? header.user_id
         const validation = makeRecordValidation(header)
+        let last = header.line
+        const check = (line: number, refused: string | undefined) => refused === undefined ? Effect.void : Effect.fail(invalidLine({ line, message: refused }))
         const batches = linesOf(file).pipe(
           Stream.drop(1),
           Stream.mapEffect(({ line, text }) => {
-            const refused = validation.record(text)
-            return refused === undefined ? Effect.void : Effect.fail(invalidLine({ line, message: refused }))
+            last = line
+            return check(line, validation.record(text))
           }),
+          Stream.concat(Stream.fromEffect(Effect.suspend(() => check(last + 1, validation.finish())))),
           Stream.grouped(LINES_PER_BATCH),
           Stream.mapConcat(validation.take)
         )

@@ -4,7 +4,8 @@ import type { UserRow, UserTable } from "../../storage/transfer/records.js"
 
 /**
  * The records of a user's export, one JSON object a line: a header first, then the user's rows
- * table by table (references before their referrers), each tagged with its `type`. The columns
+ * table by table (references before their referrers), each tagged with its `type`, and an end
+ * record counting them last. The columns
  * are the transfer records' (src/storage/transfer/records.ts), JSON text columns as objects,
  * vectors as base64 float32 (little-endian) beside their rows.
  */
@@ -65,6 +66,10 @@ export const HeaderRecord = Schema.Struct({
   vectors: Schema.NullOr(VectorSpaceRecord)
 })
 export type HeaderRecord = typeof HeaderRecord.Type
+
+/** The last line: how many records came between the header and it. */
+export const EndRecord = Schema.Struct({ type: Schema.Literal("end"), records: Schema.Int.pipe(Schema.nonNegative()) })
+export type EndRecord = typeof EndRecord.Type
 
 /** Each table's columns as exported (the record's `type` and a row's `vector` aside). */
 export const RECORD_SCHEMAS = {

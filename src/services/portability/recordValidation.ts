@@ -1,6 +1,6 @@
 import { Either, ParseResult, Schema } from "effect"
 import { emptyTables, type RowBatch, snapshotBatches } from "../../storage/transfer/records.js"
-import { EXPORTED_TABLES, type ExportedTable, type HeaderRecord, RECORD_SCHEMAS, RECORD_TYPES, vectorFromBase64 } from "./exportFormat.js"
+import { EndRecord, EXPORTED_TABLES, type ExportedTable, type HeaderRecord, RECORD_SCHEMAS, RECORD_TYPES, vectorFromBase64 } from "./exportFormat.js"
 
 /** A line of an import that is not a valid record where it stands. */
 export interface InvalidLine {
@@ -42,6 +42,8 @@ export const makeRecordValidation = (header: HeaderRecord) => {
   const eventSeqs = keys("event seq")
   let rank = 0
   let pending = emptyTables()
+  let records = 0
+  let ended = false
 
   const vectorOf = (record: Record<string, unknown>): Either.Either<Float32Array | null, string> => {
     const text = record.vector
@@ -116,6 +118,15 @@ export const makeRecordValidation = (header: HeaderRecord) => {
     const value = parsed.right
     if (typeof value !== "object" || value === null || Array.isArray(value)) return "not a JSON object"
     const type: unknown = "type" in value ? value.type : undefined
+    if (ended) return "a record after the end record"
+    if (type === "end") {
+      ended = true
+      return Either.match(decodeRecord(EndRecord, value), {
+        onLeft: (error) => error,
+        onRight: (end) => end.records === records ? undefined : `the end record counts ${end.records} records, the export holds ${records}`
+      })
+    }
+    records++
     const table = typeof type === "string" ? TABLE_OF_TYPE.get(type) : undefined
     if (table === undefined) return `unknown record type ${JSON.stringify(type)}`
     const at = EXPORTED_TABLES.indexOf(table)
@@ -124,6 +135,9 @@ export const makeRecordValidation = (header: HeaderRecord) => {
     return gather(table, { ...value })
   }
 
+  /** Why the export is not whole, if it is not: it ends with its end record. */
+  const finish = (): string | undefined => ended ? undefined : "the export ends before its end record: it was cut short"
+
   /** The rows gathered since the last call, as batches in the tables' order. */
   const take = (): ReadonlyArray<RowBatch> => {
     const batches = snapshotBatches(pending).filter((batch) => batch.rows.length > 0)
@@ -131,5 +145,5 @@ export const makeRecordValidation = (header: HeaderRecord) => {
     return batches
   }
 
-  return { record, take }
+  return { record, take, finish }
 }
