@@ -14,6 +14,8 @@ import { Reembedding } from "./services/maintenance/Reembedding.js"
 import { Ingest } from "./services/ingest/Ingest.js"
 import { JobRunnerLive } from "./services/jobs/JobRunner.js"
 import { MemoryReads } from "./services/memories/MemoryReads.js"
+import { UserExport } from "./services/portability/UserExport.js"
+import { UserImport } from "./services/portability/UserImport.js"
 import { LlmUsage } from "./llm/LlmUsage.js"
 import { MemoryWrites } from "./services/memories/MemoryWrites.js"
 import { Prometheus } from "./services/observability/Prometheus.js"
@@ -78,6 +80,8 @@ const AnswerLive = Answerer.Default.pipe(Layer.provideMerge(Retrieval.Default))
 const DomainLive = Layer.mergeAll(
   WritesLive,
   MemoryReads.Default,
+  UserExport.Default,
+  UserImport.Default,
   MemoryWrites.Default,
   AdminViews.Default,
   ContextBuilder.Default.pipe(Layer.provideMerge(Retrieval.Default)),

@@ -28,6 +28,8 @@ describe("OpenAPI and /docs", () => {
         "/v1/entity_timeline",
         "/v1/events",
         "/v1/explore",
+        "/v1/export",
+        "/v1/import",
         "/v1/jobs/{job_id}",
         "/v1/maintenance/dream",
         "/v1/maintenance/embed",
@@ -49,6 +51,8 @@ describe("OpenAPI and /docs", () => {
       expect(JSON.stringify(add.responses["400"])).toContain("ProviderRateLimited")
       expect(Object.keys(document.paths["/v1/answer"]!.post!.responses)).toContain("503")
       expect(JSON.stringify(document.paths["/v1/maintenance/embed"]!.post!.responses["503"])).toContain("ServiceUnavailable")
+      expect(JSON.stringify(document.paths["/v1/export"]!.get!.responses["200"])).toContain("application/x-ndjson")
+      expect(Object.keys(document.paths["/v1/import"]!.post!.responses).sort()).toEqual(["201", "400", "401", "409", "413", "422", "500", "503"])
       expect(JSON.stringify(document)).not.toContain("HttpApiDecodeError")
     }))
 

@@ -10,6 +10,7 @@ import { HealthApi } from "./HealthApi.js"
 import { JobsApi } from "./JobsApi.js"
 import { MemoriesApi } from "./MemoriesApi.js"
 import { ObservabilityApi } from "./ObservabilityApi.js"
+import { PortabilityApi } from "./PortabilityApi.js"
 import { RetrievalApi } from "./RetrievalApi.js"
 import { documentValidationErrors } from "./openapi.js"
 
@@ -25,6 +26,7 @@ export class MemoryApi extends HttpApi.make("memory-service")
   .add(JobsApi)
   .add(ObservabilityApi)
   .add(AdminApi)
+  .add(PortabilityApi)
   .addError(ValidationErrorWire)
   .addError(PayloadTooLargeWire)
   .addError(InternalErrorWire)

@@ -23,6 +23,8 @@ export interface Settings {
   /** How long a running job stays its worker's without word from it; then any worker may resume it. */
   readonly jobLeaseMs: number
   readonly maxBodyBytes: number
+  /** Largest body of a user's import (`POST /v1/import`), which is streamed to a file rather than held. */
+  readonly maxImportBytes: number
   /** Time a client has to send a whole request (headers and body); a slower one is cut off. */
   readonly requestTimeoutMs: number
   readonly host: string
@@ -99,6 +101,7 @@ export const loadSettings = Effect.gen(function*() {
     jobRetentionMax: yield* intVar("SERVICE_JOB_RETENTION_MAX", 5_000, { min: 1 }),
     jobLeaseMs: 1000 * (yield* intVar("SERVICE_JOB_LEASE_SECONDS", 30, { min: 1, max: 3600 })),
     maxBodyBytes: yield* intVar("SERVICE_MAX_BODY_BYTES", 10 * MIB, { min: 1024 }),
+    maxImportBytes: yield* intVar("SERVICE_MAX_IMPORT_BYTES", 1024 * MIB, { min: 1024 }),
     requestTimeoutMs: yield* intVar("SERVICE_REQUEST_TIMEOUT_MS", 30_000, { min: 500, max: 600_000 }),
     host: yield* stringVar("SERVICE_HOST", "0.0.0.0"),
     port: yield* intVar("SERVICE_PORT", 8000, { min: 0, max: 65535 }),

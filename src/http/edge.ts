@@ -15,23 +15,29 @@ import { payloadTooLarge } from "./unreadableBodies.js"
  */
 const unboundedParameters = HttpRouter.setRouterConfig({ maxParamLength: Number.MAX_SAFE_INTEGER })
 
+/** The route whose handler reads its body as a stream into a file, within its own limit (an import's). */
+const IMPORT_PATH = "/v1/import"
+
 /**
  * The API's edge, inside routing's reach but before any handler: CORS preflights answered,
  * declared oversize bodies refused before a byte is read (undeclared ones are cut off while
- * streaming), bodies read only as JSON (see contentType.ts), refused when nested too deep, and
+ * streaming; an import's are counted against SERVICE_MAX_IMPORT_BYTES by its service), bodies read
+ * only as JSON (see contentType.ts), refused when nested too deep, and
  * every failure rendered as above.
  */
-export const edgeLayer = (options: { readonly maxBodyBytes: number; readonly cors: CorsPolicy }) =>
+export const edgeLayer = (options: { readonly maxBodyBytes: number; readonly maxImportBytes: number; readonly cors: CorsPolicy }) =>
   Layer.merge(unboundedParameters, HttpApiBuilder.middleware(MemoryApi, (app) =>
     Effect.gen(function*() {
       const request = yield* HttpServerRequest.HttpServerRequest
       const preflight = options.cors.preflight(request)
       if (Option.isSome(preflight)) return preflight.value
+      const streamed = request.method === "POST" && request.url.split("?")[0] === IMPORT_PATH
+      const limit = streamed ? options.maxImportBytes : options.maxBodyBytes
       const declared = request.headers["content-length"]
-      if (declared !== undefined && Number(declared) > options.maxBodyBytes) return errorResponse(payloadTooLarge(options.maxBodyBytes))
+      if (declared !== undefined && Number(declared) > limit) return errorResponse(payloadTooLarge(limit))
       return yield* app.pipe(
         Effect.provideService(HttpServerRequest.HttpServerRequest, jsonBodyOnly(limitJsonDepth(request))),
-        HttpIncomingMessage.withMaxBodySize(Option.some(options.maxBodyBytes)),
+        HttpIncomingMessage.withMaxBodySize(streamed ? Option.none() : Option.some(options.maxBodyBytes)),
         Effect.catchAllCause(handleFailure(options.maxBodyBytes))
       )
     })))

@@ -19,6 +19,7 @@ import { HealthLive } from "./handlers/health.js"
 import { JobsLive } from "./handlers/jobs.js"
 import { MemoriesLive } from "./handlers/memories.js"
 import { ObservabilityLive } from "./handlers/observability.js"
+import { PortabilityLive } from "./handlers/portability.js"
 import { RetrievalLive } from "./handlers/retrieval.js"
 import { McpHttpLive } from "./mcp.js"
 import { RequestLog } from "../services/admin/RequestLog.js"
@@ -58,7 +59,7 @@ export const makeNodeServer = (requestTimeoutMs = 30_000) => {
 }
 
 const ApiLive = HttpApiBuilder.api(MemoryApi).pipe(
-  Layer.provide([HealthLive, MemoriesLive, RetrievalLive, GraphLive, MaintenanceLive, AnswerLive, EventsLive, JobsLive, ObservabilityLive, AdminLive]),
+  Layer.provide([HealthLive, MemoriesLive, RetrievalLive, GraphLive, MaintenanceLive, AnswerLive, EventsLive, JobsLive, ObservabilityLive, AdminLive, PortabilityLive]),
   Layer.provide([AuthenticationLive, ScopeKeysInQueryLive])
 )
 
@@ -97,7 +98,7 @@ export const HttpLive = Layer.unwrapEffect(
       // The web console's static build, on the same router so the edge and the request context apply.
       Layer.provide(ConsoleLive),
       Layer.provide(HttpApiBuilder.middlewareOpenApi({ path: "/openapi.json" })),
-      Layer.provide(edgeLayer({ maxBodyBytes: config.maxBodyBytes, cors })),
+      Layer.provide(edgeLayer({ maxBodyBytes: config.maxBodyBytes, maxImportBytes: config.maxImportBytes, cors })),
       // MCP over streamable HTTP at /mcp, on the API's router, behind the same key check.
       Layer.provide(McpHttpLive.pipe(Layer.provide(AuthenticationLive))),
       Layer.provide(ApiLive),

@@ -1,4 +1,4 @@
-import { Context, type Effect, type Either, type Option, type Scope } from "effect"
+import { Context, type Effect, type Either, type Option, type Scope, type Stream } from "effect"
 import type { InvalidScope, StoreUnavailable } from "../api/errors.js"
 import type { AuditContext } from "../domain/audit.js"
 import type {
@@ -18,6 +18,7 @@ import type {
 } from "../domain/records.js"
 import type { RemovedPassage } from "./forgetting.js"
 import type { SessionWrite, SessionWritten } from "./sessionWrite.js"
+import type { RowBatch, RowPage, UserTable } from "./transfer/records.js"
 
 /** Why an operation on a user's data could not run: a user_id that names no valid scope, or a store that cannot be opened. */
 export type StoreError = InvalidScope | StoreUnavailable
@@ -201,6 +202,35 @@ export interface ReembedOperations {
   ) => Op<{ readonly stored: number; readonly remaining: number; readonly switched: boolean }>
 }
 
+/** What a load is asked to write: rows in the order of the transfer records, and the event recording it. */
+export interface UserLoad<E> {
+  /** The space of the rows' vectors; none when they carry none. */
+  readonly space: VectorSpace | null
+  readonly batches: Stream.Stream<RowBatch, E>
+  /** The load's audit event, from the rows written to each table. */
+  readonly event: (loaded: Readonly<Record<UserTable, number>>) => NewEvent
+  readonly audit: AuditContext
+}
+
+/**
+ * One user's data read page by page and loaded whole, as the transfer records of a migration
+ * between backends: what export and import are built on.
+ */
+export interface PortabilityOperations {
+  /** Whether the user holds any row. */
+  readonly holds: (userId: string) => Op<boolean>
+  /** The space of the user's vectors; none before the first. */
+  readonly space: (userId: string) => Op<VectorSpace | null>
+  /** A page of a table's rows in the table's order (USER_ORDER), turns and facts with their vectors when asked; empty for a user without data. */
+  readonly page: (userId: string, table: UserTable, page: RowPage, vectors: boolean) => Op<RowBatch>
+  /**
+   * Writes the batches and the load's event as one unit into a user holding no row, the rows'
+   * vectors in their space. A failure of the batches writes nothing; a user holding data is
+   * refused (`Occupied`) before anything is read from them.
+   */
+  readonly load: <E>(userId: string, load: UserLoad<E>) => Effect.Effect<"Loaded" | "Occupied", StoreError | E>
+}
+
 /** The users a backend holds and the size of their data. */
 export interface UserInventory {
   readonly users: ReadonlyArray<{ readonly user_id: string; readonly bytes: number }>
@@ -345,6 +375,7 @@ export interface UserStoreOperations {
 
   readonly outbox: OutboxOperations
   readonly reembed: ReembedOperations
+  readonly portability: PortabilityOperations
 
   /** Every user with data, for operators. */
   readonly inventory: Effect.Effect<UserInventory, StoreUnavailable>

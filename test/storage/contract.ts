@@ -5,6 +5,7 @@ import { controlContract } from "./controlContract.js"
 import { forgettingContract } from "./forgettingContract.js"
 import { graphContract } from "./graphContract.js"
 import { outboxContract } from "./outboxContract.js"
+import { portabilityContract } from "./portabilityContract.js"
 import { recallContract } from "./recallContract.js"
 import { reembedContract } from "./reembedContract.js"
 import { writesContract } from "./writesContract.js"
@@ -33,4 +34,5 @@ export const storageContract = (backend: StorageBackend) => {
   graphContract(backend)
   controlContract(backend)
   outboxContract(backend)
+  portabilityContract(backend)
 }

@@ -47,6 +47,12 @@ export const fakeUserStore = (implemented: Partial<UserStoreOperations>) =>
       remaining: unimplemented("reembed.remaining"),
       store: unimplemented("reembed.store")
     },
+    portability: {
+      holds: unimplemented("portability.holds"),
+      space: unimplemented("portability.space"),
+      page: unimplemented("portability.page"),
+      load: unimplemented("portability.load")
+    },
     inventory: missing("inventory"),
     openStores: missing("openStores"),
     ...implemented

@@ -7,6 +7,7 @@ import { embedCommand } from "./embed.js"
 import { eventsCommand } from "./events.js"
 import { healthCommand } from "./health.js"
 import { importCommand } from "./import.js"
+import { exportCommand, importUserCommand } from "./portability.js"
 import { jobCommand } from "./jobs.js"
 import { keysCommand } from "./keys.js"
 import { mcpCommand } from "./mcp.js"
@@ -25,6 +26,8 @@ export const rootCommand = Command.make("memory-service").pipe(
     healthCommand,
     addCommand,
     importCommand,
+    exportCommand,
+    importUserCommand,
     searchCommand,
     contextCommand,
     answerCommand,

@@ -73,8 +73,12 @@ const lostConnectionDefect = (defect: unknown) =>
  * whose client went away. The interrupted caller waits for its statements instead (they are
  * short); a transaction then commits or rolls back as it would have.
  */
-export const orUnavailable = <A, R>(statement: Effect.Effect<A, SqlError.SqlError, R>) =>
-  statement.pipe(Effect.catchSomeDefect(lostConnectionDefect), Effect.catchTag("SqlError", unavailableOrDefect), Effect.uninterruptible)
+export const orUnavailable = <A, E, R>(statement: Effect.Effect<A, E, R>): Effect.Effect<A, Exclude<E, SqlError.SqlError> | StoreUnavailable, R> =>
+  statement.pipe(
+    Effect.catchSomeDefect(lostConnectionDefect),
+    Effect.catchIf((error): error is SqlError.SqlError => error instanceof SqlError.SqlError, unavailableOrDefect),
+    Effect.uninterruptible
+  )
 
 /**
  * The schema a tool that only reads (verify) finds: the newest migration applied, without

@@ -1,4 +1,4 @@
-import type { SqlClient, SqlError } from "@effect/sql"
+import { type SqlClient, SqlError } from "@effect/sql"
 import { Effect, Layer, Option } from "effect"
 import * as NodeFs from "node:fs"
 import { AppConfig } from "../../config/AppConfig.js"
@@ -9,6 +9,7 @@ import { makeWrittenUsers } from "../outboxUsers.js"
 import { NOTHING_SETTLED } from "../profileSettlement.js"
 import { userDirectories, userInventory } from "./inventory.js"
 import { StoreCache } from "./StoreCache.js"
+import { StorePortability } from "./transfer/portability.js"
 import { storeFilePath } from "./storeFile.js"
 import { appliedJobResult } from "./user/appliedJobs.js"
 import { listEvents } from "./user/events.js"
@@ -134,6 +135,21 @@ export const SqliteUserStoreLive = Layer.effect(
         remaining: (userId, space) => read("reembed.remaining", userId, (sql) => Reembed(sql).remaining(space), () => 0),
         store: (userId, space, rows) =>
           read("reembed.store", userId, (sql) => Reembed(sql).store(space, rows), () => ({ stored: 0, remaining: 0, switched: false }))
+      },
+
+      portability: {
+        holds: (userId) => read("portability.holds", userId, (sql) => StorePortability(sql).holds, () => false),
+        space: (userId) => read("portability.space", userId, (sql) => StorePortability(sql).space, () => null),
+        page: (userId, table, page, vectors) =>
+          read("portability.page", userId, (sql) => StorePortability(sql).page(table, page, vectors), () => ({ table, rows: [] })),
+        load: (userId, load) =>
+          written.after(
+            userId,
+            stores.write(userId, ({ sql }) => StorePortability(sql).load(load)).pipe(
+              Effect.catchIf((error): error is SqlError.SqlError => error instanceof SqlError.SqlError, Effect.die),
+              Effect.withSpan("UserStore.portability.load")
+            )
+          )
       },
 
       inventory: Effect.sync(() => userInventory(dataRoot)).pipe(Effect.withSpan("UserStore.inventory")),

@@ -85,6 +85,28 @@ export type UserTable = keyof UserTables
 /** A row of one of the user's tables. */
 export type UserRow<T extends UserTable> = UserTables[T][number]
 
+/** Rows of one of the user's tables, told apart by the table's name. */
+export type RowBatch = { readonly [T in UserTable]: { readonly table: T; readonly rows: ReadonlyArray<UserRow<T>> } }[UserTable]
+
+/** Tables to gather rows in, all empty. */
+export const emptyTables = (): { -readonly [T in UserTable]: Array<UserRow<T>> } => ({
+  sessions: [], turns: [], spans: [], facts: [], fact_sources: [], entities: [], fact_entity_roles: [], edges: [], events: [], applied_jobs: []
+})
+
+/** A snapshot's tables as batches, in the order they are written (references before their referrers). */
+export const snapshotBatches = (tables: UserTables): ReadonlyArray<RowBatch> => [
+  { table: "sessions", rows: tables.sessions },
+  { table: "turns", rows: tables.turns },
+  { table: "spans", rows: tables.spans },
+  { table: "facts", rows: tables.facts },
+  { table: "fact_sources", rows: tables.fact_sources },
+  { table: "entities", rows: tables.entities },
+  { table: "fact_entity_roles", rows: tables.fact_entity_roles },
+  { table: "edges", rows: tables.edges },
+  { table: "events", rows: tables.events },
+  { table: "applied_jobs", rows: tables.applied_jobs }
+]
+
 /** The vector space of a user's vectors: set by the first vectors written. */
 export type VectorSpaceRecord = VectorSpace
 
@@ -111,6 +133,29 @@ export const USER_COLUMNS: { readonly [T in UserTable]: ReadonlyArray<Exclude<ke
   edges: ["edge_id", "src_fact_id", "dst_id", "edge_type", "predicate", "confidence", "metadata", "created_at"],
   events: ["seq", "event_id", "ts", "type", "memory_id", "session_id", "reason", "details", "agent_id", "run_id", "project_id"],
   applied_jobs: ["job_id", "result", "applied_at"]
+}
+
+/** Each table's key, in the order its rows are read: a page of rows starts after the last key of the one before. */
+export const USER_ORDER: { readonly [T in UserTable]: ReadonlyArray<keyof UserTables[T][number] & string> } = {
+  sessions: ["session_id"],
+  turns: ["seq"],
+  spans: ["span_id"],
+  facts: ["seq"],
+  fact_sources: ["fact_id", "span_id"],
+  entities: ["seq"],
+  fact_entity_roles: ["fact_id", "entity_id", "role"],
+  edges: ["edge_id"],
+  events: ["seq"],
+  applied_jobs: ["job_id"]
+}
+
+/** A row's key under USER_ORDER. */
+export type RowKey = ReadonlyArray<string | number>
+
+/** Where a page of rows starts (after the key, in the table's order; from the first row for none) and how many it holds at most. */
+export interface RowPage {
+  readonly after: RowKey | null
+  readonly limit: number
 }
 
 export const USER_TABLES = Object.keys(USER_COLUMNS).filter((table): table is UserTable => table in USER_COLUMNS)

@@ -1,7 +1,20 @@
-import type { SqlClient } from "@effect/sql"
+import type { SqlClient, SqlError } from "@effect/sql"
 import { Effect } from "effect"
-import { type RowCounts, SEQ_TABLES, USER_COLUMNS, USER_TABLES, type UserRow, type UserSnapshot, type UserTable } from "../../transfer/records.js"
+import {
+  type RowBatch,
+  type RowCounts,
+  type RowPage,
+  SEQ_TABLES,
+  snapshotBatches,
+  USER_COLUMNS,
+  USER_ORDER,
+  USER_TABLES,
+  type UserRow,
+  type UserSnapshot,
+  type UserTable
+} from "../../transfer/records.js"
 import { chunks } from "../../transfer/chunks.js"
+import { type PlainTable, plainBatch } from "../../transfer/batches.js"
 import { vectorText } from "../user/rows.js"
 import { clock, UserWrites } from "../user/writes.js"
 
@@ -27,6 +40,9 @@ const fromVectorSend = (bytes: Uint8Array) => {
   return Float32Array.from({ length: view.getInt16(0) }, (_, i) => view.getFloat32(4 + 4 * i))
 }
 
+type Stored<Row> = Omit<Row, "embedding">
+const noVectors = <Row extends object>(rows: ReadonlyArray<Row>) => rows.map((row) => ({ ...row, embedding: null }))
+
 type WithSentVector<Row> = Omit<Row, "embedding"> & { readonly embedding: Uint8Array | null }
 
 /**
@@ -34,12 +50,17 @@ type WithSentVector<Row> = Omit<Row, "embedding"> & { readonly embedding: Uint8A
  * read in pgvector's binary form so that they come back bit for bit.
  */
 export const UserRows = (sql: SqlClient.SqlClient, userId: string) => {
-  const select = <Row extends object>(table: UserTable, order: string, extra: ReadonlyArray<string> = []) =>
-    sql<Row>`SELECT ${sql.literal([...USER_COLUMNS[table], ...extra].join(", "))} FROM ${sql(table)}
-             WHERE user_id = ${userId} ORDER BY ${sql.literal(order)}`
+  const select = <Row extends object>(table: UserTable, page?: RowPage, columns: ReadonlyArray<string> = USER_COLUMNS[table]) => {
+    const order = USER_ORDER[table].join(", ")
+    const after = page?.after == null ? sql`` : sql`AND (${sql.literal(order)}) > ${sql.in(page.after)}`
+    const limit = page === undefined ? sql`` : sql`LIMIT ${page.limit}`
+    return sql<Row>`SELECT ${sql.literal(columns.join(", "))} FROM ${sql(table)}
+             WHERE user_id = ${userId} ${after} ORDER BY ${sql.literal(order)} ${limit}`
+  }
   const withVectors = <Row extends { readonly embedding: Uint8Array | null }>(rows: ReadonlyArray<Row>) =>
     rows.map((row) => ({ ...row, embedding: row.embedding === null ? null : fromVectorSend(row.embedding) }))
-  const sentVector = ["vector_send(embedding) AS embedding"]
+  const sentVector = (table: "turns" | "facts") => [...USER_COLUMNS[table], "vector_send(embedding) AS embedding"]
+  const withoutUser = <Row extends { readonly user_id: string }>({ user_id: _, ...row }: Row) => row
 
   /** Rows inserted as they are, seqs included (OVERRIDING SYSTEM VALUE), from one JSON array per statement. */
   const insert = (table: UserTable, rows: ReadonlyArray<object>, vectors = false) => {
@@ -53,6 +74,36 @@ export const UserRows = (sql: SqlClient.SqlClient, userId: string) => {
   const asText = <Row extends { readonly embedding: Float32Array | null }>(rows: ReadonlyArray<Row>) =>
     rows.map((row) => ({ ...row, embedding: row.embedding === null ? null : vectorText(row.embedding) }))
 
+  /** Rows inserted as they are, turns and facts with their vectors, inside the caller's transaction. */
+  const insertRows = (batch: RowBatch): Effect.Effect<void, SqlError.SqlError> => {
+    switch (batch.table) {
+      case "turns":
+        return insert(batch.table, asText(batch.rows), true)
+      case "facts":
+        return insert(batch.table, asText(batch.rows), true)
+      default:
+        return insert(batch.table, batch.rows)
+    }
+  }
+
+  /** A page of a table's rows, turns and facts with their vectors when asked. */
+  const page = (table: UserTable, from: RowPage, vectors: boolean): Effect.Effect<RowBatch, SqlError.SqlError> =>
+    Effect.gen(function*() {
+      switch (table) {
+        case "turns":
+          return { table, rows: vectors ? withVectors(yield* select<WithSentVector<UserRow<"turns">>>(table, from, sentVector(table))) : noVectors(yield* select<Stored<UserRow<"turns">>>(table, from)) }
+        case "facts":
+          return { table, rows: vectors ? withVectors(yield* select<WithSentVector<UserRow<"facts">>>(table, from, sentVector(table))) : noVectors(yield* select<Stored<UserRow<"facts">>>(table, from)) }
+        case "entities":
+          return { table, rows: yield* select<UserRow<typeof table>>(table, from) }
+        // Every column, those added after this build's list among them.
+        case "events":
+          return { table, rows: (yield* select<UserRow<typeof table> & { readonly user_id: string }>(table, from, ["*"])).map(withoutUser) }
+        default:
+          return yield* plainBatch(table, <T extends PlainTable>(plain: T) => select<UserRow<T>>(plain, from))
+      }
+    })
+
   /** New rows of the copied tables take seqs after every copied one. */
   const advanceSequences = Effect.forEach(SEQ_TABLES, (table) =>
     sql`SELECT setval(s.name::regclass, s.top) FROM (SELECT pg_get_serial_sequence(${table}, 'seq') AS name, (SELECT max(seq) FROM ${sql(table)}) AS top) s
@@ -65,20 +116,23 @@ export const UserRows = (sql: SqlClient.SqlClient, userId: string) => {
         .reduce((earliest, at) => at < earliest ? at : earliest, now))
 
   return {
+    page,
+    insertRows,
+    advanceSequences,
     read: Effect.gen(function*() {
       const [user] = yield* sql<{ readonly created_at: string; readonly embedding_model: string | null; readonly embedding_dimensions: number | null }>`
         SELECT created_at, embedding_model, embedding_dimensions FROM users WHERE user_id = ${userId}`
       const tables = {
-        sessions: yield* select<UserRow<"sessions">>("sessions", "session_id"),
-        turns: withVectors(yield* select<WithSentVector<UserRow<"turns">>>("turns", "seq", sentVector)),
-        spans: yield* select<UserRow<"spans">>("spans", "span_id"),
-        facts: withVectors(yield* select<WithSentVector<UserRow<"facts">>>("facts", "seq", sentVector)),
-        fact_sources: yield* select<UserRow<"fact_sources">>("fact_sources", "fact_id, span_id"),
-        entities: yield* select<UserRow<"entities">>("entities", "seq"),
-        fact_entity_roles: yield* select<UserRow<"fact_entity_roles">>("fact_entity_roles", "fact_id, entity_id, role"),
-        edges: yield* select<UserRow<"edges">>("edges", "edge_id"),
-        events: yield* select<UserRow<"events">>("events", "seq"),
-        applied_jobs: yield* select<UserRow<"applied_jobs">>("applied_jobs", "job_id")
+        sessions: yield* select<UserRow<"sessions">>("sessions"),
+        turns: withVectors(yield* select<WithSentVector<UserRow<"turns">>>("turns", undefined, sentVector("turns"))),
+        spans: yield* select<UserRow<"spans">>("spans"),
+        facts: withVectors(yield* select<WithSentVector<UserRow<"facts">>>("facts", undefined, sentVector("facts"))),
+        fact_sources: yield* select<UserRow<"fact_sources">>("fact_sources"),
+        entities: yield* select<UserRow<"entities">>("entities"),
+        fact_entity_roles: yield* select<UserRow<"fact_entity_roles">>("fact_entity_roles"),
+        edges: yield* select<UserRow<"edges">>("edges"),
+        events: yield* select<UserRow<"events">>("events"),
+        applied_jobs: yield* select<UserRow<"applied_jobs">>("applied_jobs")
       }
       if (user === undefined && USER_TABLES.every((table) => tables[table].length === 0)) return undefined
       const space = user?.embedding_model == null || user.embedding_dimensions === null
@@ -99,17 +153,7 @@ export const UserRows = (sql: SqlClient.SqlClient, userId: string) => {
         const createdAt = snapshot.createdAt ?? (yield* firstWritten(snapshot))
         yield* sql`INSERT INTO users (user_id, created_at, embedding_model, embedding_dimensions)
                    VALUES (${userId}, ${createdAt}, ${snapshot.space?.model ?? null}, ${snapshot.space?.dimensions ?? null})`
-        const { tables } = snapshot
-        yield* insert("sessions", tables.sessions)
-        yield* insert("turns", asText(tables.turns), true)
-        yield* insert("spans", tables.spans)
-        yield* insert("facts", asText(tables.facts), true)
-        yield* insert("fact_sources", tables.fact_sources)
-        yield* insert("entities", tables.entities)
-        yield* insert("fact_entity_roles", tables.fact_entity_roles)
-        yield* insert("edges", tables.edges)
-        yield* insert("events", tables.events)
-        yield* insert("applied_jobs", tables.applied_jobs)
+        yield* Effect.forEach(snapshotBatches(snapshot.tables), insertRows, { discard: true })
         yield* writes.reindex
         yield* advanceSequences
       })),

@@ -4,6 +4,7 @@ import { validateUserId } from "../../../domain/userId.js"
 import { type StoreError, UserStore, type UserStoreOperations } from "../../UserStore.js"
 import { orUnavailable, PostgresDatabase } from "../database.js"
 import { purgeWords } from "./forget.js"
+import { UserPortability } from "../transfer/portability.js"
 import { UserGraph } from "./graph.js"
 import { UserReads } from "./reads.js"
 import { UserRecall } from "./recall.js"
@@ -30,7 +31,11 @@ export const postgresUserStore = (webhooks: boolean) => Layer.effect(
     const written = yield* makeWrittenUsers(webhooks)
     let outboxScannedAt = Number.NEGATIVE_INFINITY
 
-    const run = <A, R>(name: string, userId: string, use: (userId: string) => Effect.Effect<A, SqlError.SqlError, R>): Effect.Effect<A, StoreError, R> =>
+    const run = <A, R, E = SqlError.SqlError>(
+      name: string,
+      userId: string,
+      use: (userId: string) => Effect.Effect<A, E, R>
+    ): Effect.Effect<A, StoreError | Exclude<E, SqlError.SqlError>, R> =>
       Effect.flatMap(validateUserId(userId), (valid) => orUnavailable(use(valid))).pipe(Effect.withSpan(`UserStore.${name}`))
 
     const known = (userId: string) =>
@@ -105,6 +110,13 @@ export const postgresUserStore = (webhooks: boolean) => Layer.effect(
         backlog: (userId, space, limit) => run("reembed.backlog", userId, () => UserReembed(sql, userId).backlog(space, limit)),
         remaining: (userId, space) => run("reembed.remaining", userId, () => UserReembed(sql, userId).remaining(space)),
         store: (userId, space, rows) => run("reembed.store", userId, () => UserReembed(sql, userId).store(space, rows))
+      },
+
+      portability: {
+        holds: (userId) => run("portability.holds", userId, (valid) => UserPortability(sql, valid).holds),
+        space: (userId) => run("portability.space", userId, (valid) => UserPortability(sql, valid).space),
+        page: (userId, table, page, vectors) => run("portability.page", userId, (valid) => UserPortability(sql, valid).page(table, page, vectors)),
+        load: (userId, load) => written.after(userId, run("portability.load", userId, (valid) => UserPortability(sql, valid).load(load)))
       },
 
       inventory: orUnavailable(Effect.gen(function*() {
