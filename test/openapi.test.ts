@@ -52,7 +52,7 @@ describe("OpenAPI and /docs", () => {
       expect(Object.keys(document.paths["/v1/answer"]!.post!.responses)).toContain("503")
       expect(JSON.stringify(document.paths["/v1/maintenance/embed"]!.post!.responses["503"])).toContain("ServiceUnavailable")
       expect(JSON.stringify(document.paths["/v1/export"]!.get!.responses["200"])).toContain("application/x-ndjson")
-      expect(Object.keys(document.paths["/v1/import"]!.post!.responses).sort()).toEqual(["201", "400", "401", "409", "413", "422", "500", "503"])
+      expect(Object.keys(document.paths["/v1/import"]!.post!.responses).sort()).toEqual(["201", "400", "401", "409", "413", "422", "500", "501", "503"])
       expect(JSON.stringify(document)).not.toContain("HttpApiDecodeError")
     }))
 
