@@ -97,6 +97,9 @@ describe("GET /v1/admin/config", () => {
         llm_api_key_set: true,
         llm_model: "gpt-test",
         llm_base_url: null,
+        // Embeddings go through the LLM provider when none is set apart for them.
+        embed_provider: "openai",
+        embed_model: "text-embedding-3-small",
         cors_origins: ["https://a.example"],
         workers: 1,
         lock_contention_count: 0,
@@ -105,5 +108,7 @@ describe("GET /v1/admin/config", () => {
       expect(response.text).not.toContain("llm-secret-xyz")
       expect(response.text).not.toContain("test-bootstrap-key")
       expect(response.text).not.toContain("postgres://")
+      const without = yield* startServer()
+      expect((yield* rawFetch(`${without.baseUrl}/v1/admin/config`, { headers: authHeaders() })).body).toMatchObject({ embed_provider: null, embed_model: null })
     }))
 })

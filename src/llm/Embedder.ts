@@ -1,11 +1,14 @@
 import { Effect, Option } from "effect"
 import { type ProviderError, ProviderUnavailable } from "../api/errors.js"
 import { LlmProvider } from "./LlmProvider.js"
+import type { LlmProviderName } from "../config/AppConfig.js"
 import type { EmbedTransport } from "./types.js"
 
 const QUERY_CACHE = 1024
 
 export interface ActiveEmbedder {
+  /** The provider whose embedding endpoint is called: the embedding provider's, or the LLM provider's when none is set apart. */
+  readonly provider: LlmProviderName
   readonly model: string
   /** One vector per text, in order. */
   readonly embed: (texts: ReadonlyArray<string>) => Effect.Effect<ReadonlyArray<Float32Array>, ProviderUnavailable>
@@ -41,7 +44,7 @@ const activeEmbedder = (transport: EmbedTransport): ActiveEmbedder => {
         }))
     })
 
-  return { model: transport.model, embed, embedQuery }
+  return { provider: transport.provider, model: transport.model, embed, embedQuery }
 }
 
 /**

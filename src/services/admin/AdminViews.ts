@@ -1,6 +1,7 @@
 import { Effect, Option, Redacted } from "effect"
 import { ConfigView, StatsView } from "../../api/AdminApi.js"
 import { AppConfig } from "../../config/AppConfig.js"
+import { Embedder } from "../../llm/Embedder.js"
 import { shownWebhookUrl } from "../../config/webhooks.js"
 import { ControlStore } from "../../storage/ControlStore.js"
 import { UserStore } from "../../storage/UserStore.js"
@@ -19,6 +20,7 @@ export class AdminViews extends Effect.Service<AdminViews>()("Memory/AdminViews"
     const requestLog = yield* RequestLog
     const userStore = yield* UserStore
     const webhookCounters = yield* WebhookCounters
+    const embedder = yield* Embedder
 
     /** Every secret appears only as whether it is set. */
     const configView = Effect.gen(function*() {
@@ -35,8 +37,9 @@ export class AdminViews extends Effect.Service<AdminViews>()("Memory/AdminViews"
         llm_model: Option.getOrNull(config.llm.model),
         llm_api_key_set: Option.isSome(config.llm.apiKey),
         llm_base_url: Option.getOrNull(config.llm.baseUrl),
-        embed_provider: Option.getOrNull(config.embed.provider),
-        embed_model: Option.getOrNull(config.embed.model),
+        // The embedder in use, which defaults from the LLM provider: none without one.
+        embed_provider: Option.getOrNull(Option.map(embedder.active, (active) => active.provider)),
+        embed_model: Option.getOrNull(Option.map(embedder.active, (active) => active.model)),
         embed_dimensions: Option.getOrNull(config.embed.dimensions),
         cors_origins: config.corsOrigins,
         allow_purge: config.allowPurge,
