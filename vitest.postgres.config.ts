@@ -45,6 +45,7 @@ export default defineConfig({
       "test/cors.test.ts",
       "test/deleteMemory.test.ts",
       "test/deleteUser.test.ts",
+      "test/docsRun.test.ts",
       "test/dream.test.ts",
       "test/errors.test.ts",
       "test/extraction.test.ts",
