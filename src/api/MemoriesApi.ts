@@ -147,7 +147,7 @@ export class Memory extends Schema.Class<Memory>("Memory")({
   session_id: Schema.NullOr(Schema.String).annotations({ description: "The session of the memory's first source turn; null when it has none." }),
   occurred_at: localTime("When what it states happened or became true"),
   valid_from: localTime("From when it holds: occurred_at, else the session's time"),
-  valid_until: localTime("Until when it held: the time of the correction that superseded it; null while current"),
+  valid_until: localTime("Until when it held: set when a newer version superseded it, to when that one became true (its date, else its session's time); null while current"),
   confidence: Schema.NullOr(Schema.Number).annotations({ description: "How sure extraction was that it holds, 0–1; null when none was given." }),
   metadata: JsonObject(
     "What was recorded with the memory, free-form: e.g. support_text (the words of its source), predicate_canonical, time_precision (year, month, day or minute), time_source, scope; for a profile profile_of, citations and sources."

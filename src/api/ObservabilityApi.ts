@@ -21,7 +21,7 @@ export class RouteMetrics extends Schema.Class<RouteMetrics>("RouteMetrics")({
 }, { description: "Per-route latency of this process, reset on restart." }) {}
 
 const TokenCountFields = {
-  calls: Schema.Int.annotations({ description: "LLM calls (in by_operation, the operations that made them)." }),
+  calls: Schema.Int.annotations({ description: "LLM calls made, each attempt counted (retries included)." }),
   calls_with_usage: Schema.Int.annotations({ description: "Calls whose reply reported token counts." }),
   prompt_tokens: Schema.Int.annotations({ description: "Input tokens, as the provider counted them." }),
   completion_tokens: Schema.Int.annotations({ description: "Output tokens." }),
