@@ -63,13 +63,13 @@ const propertiesUnder = (document: Json, schema: unknown, at: string): Array<Pro
   return [...own, ...nested]
 }
 
-export interface OperationEntry {
+interface OperationEntry {
   readonly id: string
   readonly operation: Json
 }
 
 /** Every operation of the document as `METHOD /path`. */
-export const operationsOf = (document: Json): Array<OperationEntry> =>
+const operationsOf = (document: Json): Array<OperationEntry> =>
   Object.entries(isObject(document.paths) ? document.paths : {}).flatMap(([path, methods]) =>
     isObject(methods)
       ? Object.entries(methods).flatMap(([method, operation]) =>
