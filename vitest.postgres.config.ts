@@ -61,6 +61,7 @@ export default defineConfig({
       "test/mcp.test.ts",
       "test/memoryReads.test.ts",
       "test/openapi.test.ts",
+      "test/openapiReference.test.ts",
       "test/portability.test.ts",
       "test/requestLog.test.ts",
       "test/reembedding.test.ts",
