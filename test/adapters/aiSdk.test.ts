@@ -1,0 +1,140 @@
+import { createOpenAI } from "@ai-sdk/openai"
+import { describe, expect, it } from "@effect/vitest"
+import { generateText, isStepCount, wrapLanguageModel } from "ai"
+import { Effect } from "effect"
+import { argumentsFor, lastUserText } from "../../scripts/stubs/agent.js"
+import { CONTEXT_HEADING, memoryMiddleware, memoryTools } from "../../src/adapters/ai-sdk/index.js"
+import { adapterClient, agentCalls, closedPortUrl, memoryWorld, silentServerUrl, untilRecalled } from "../support/adapters.js"
+import { ingestTurn } from "../support/server.js"
+
+const TIMEOUT = 120_000
+
+const provider = (baseURL: string) => createOpenAI({ baseURL, apiKey: "stub-key-ai-sdk" })
+const ask = (options: Parameters<typeof generateText>[0]) => Effect.promise(() => generateText(options))
+
+describe("the AI SDK middleware", () => {
+  it.scopedLive("recalls in a later conversation what was told in an earlier one, through the context in the prompt", () =>
+    Effect.gen(function*() {
+      const { stub, client } = yield* memoryWorld()
+      const model = wrapLanguageModel({ model: provider(stub.url)("gpt-4o-mini"), middleware: memoryMiddleware({ client, userId: "alice" }) })
+
+      const first = yield* ask({ model, prompt: "My sister Ines lives in Porto." })
+      expect(first.text).toBe("Noted: My sister Ines lives in Porto.")
+      yield* Effect.promise(() => client.settled())
+      yield* untilRecalled(client, "alice", "sister Porto", "Porto")
+
+      const later = yield* ask({ model, prompt: "Where does my sister Ines live?" })
+      expect(later.text).toContain("Porto")
+      // The default provider model speaks the Responses API; the block went in as a system message.
+      const prompt = agentCalls(stub).at(-1)!
+      expect(stub.requests.at(-1)!.path).toBe("/v1/responses")
+      expect(prompt).toContain(CONTEXT_HEADING)
+      expect(prompt).toContain("Porto")
+      expect(client.stats.degraded).toBe(0)
+    }), TIMEOUT)
+
+  it.scopedLive("is off for a call that opts out: no context in its prompt and nothing stored", () =>
+    Effect.gen(function*() {
+      const { stub, client, server } = yield* memoryWorld()
+      yield* ingestTurn(server.baseUrl, "carol", "I play the cello in an orchestra.")
+      const model = wrapLanguageModel({ model: provider(stub.url).chat("gpt-4o-mini"), middleware: memoryMiddleware({ client, userId: "carol" }) })
+
+      yield* ask({ model, prompt: "I also like jazz and the cello.", providerOptions: { memory: { enabled: false } } })
+      expect(agentCalls(stub).at(-1)).not.toContain(CONTEXT_HEADING)
+      yield* ask({ model, prompt: "My cat is called Miso." })
+      expect(agentCalls(stub).at(-1)).toContain(CONTEXT_HEADING)
+      yield* Effect.promise(() => client.settled())
+      yield* untilRecalled(client, "carol", "cat Miso", "Miso")
+      const jazz = yield* Effect.promise(() =>
+        Effect.runPromise(client.api.retrieval.search({ payload: { user_id: "carol", query: "jazz", top_k: 10, include_superseded: false } }))
+      )
+      expect(jazz.hits.filter((hit) => hit.content.includes("jazz"))).toEqual([])
+    }), TIMEOUT)
+
+  it.scopedLive("keeps each call to its own user when one model serves two users at once", () =>
+    Effect.gen(function*() {
+      const { stub, client, server } = yield* memoryWorld()
+      yield* ingestTurn(server.baseUrl, "alice", "I live in Lisbon near the river.")
+      yield* ingestTurn(server.baseUrl, "bob", "I live in Oslo near the fjord.")
+      const model = wrapLanguageModel({ model: provider(stub.url).chat("gpt-4o-mini"), middleware: memoryMiddleware({ client }) })
+      const asking = (userId: string) => ask({ model, prompt: "Where do I live?", providerOptions: { memory: { userId } } })
+
+      const [alice, bob] = yield* Effect.all([asking("alice"), asking("bob")], { concurrency: 2 })
+      expect(alice.text).toContain("Lisbon")
+      expect(alice.text).not.toContain("Oslo")
+      expect(bob.text).toContain("Oslo")
+      expect(bob.text).not.toContain("Lisbon")
+      yield* Effect.promise(() => client.settled())
+      yield* untilRecalled(client, "bob", "where do I live", "Where do I live?")
+      const bobs = yield* Effect.promise(() =>
+        Effect.runPromise(client.api.retrieval.search({ payload: { user_id: "bob", query: "Lisbon river", top_k: 10, include_superseded: false } }))
+      )
+      expect(bobs.hits.some((hit) => hit.content.includes("Lisbon"))).toBe(false)
+    }), TIMEOUT)
+
+  it.scopedLive("answers without memory when the service is down or never answers, and says so", () =>
+    Effect.gen(function*() {
+      const { stub } = yield* memoryWorld()
+      for (const url of [yield* closedPortUrl, yield* silentServerUrl]) {
+        const { client, lines } = adapterClient(url, 300)
+        const model = wrapLanguageModel({ model: provider(stub.url).chat("gpt-4o-mini"), middleware: memoryMiddleware({ client, userId: "dave" }) })
+        const answer = yield* ask({ model, prompt: "I like tea." })
+        expect(answer.text).toBe("Noted: I like tea.")
+        expect(client.stats.degraded).toBe(1)
+        expect(lines[0]).toMatch(/^memory-service: context skipped, answering without memory \((unreachable|timeout): /)
+        yield* Effect.promise(() => client.settled())
+        expect(client.stats.storeFailures).toBe(1)
+      }
+    }), TIMEOUT)
+})
+
+describe("the AI SDK memory tools", () => {
+  it.scopedLive("remember in one conversation and recall in a later one, in the SDK's tool loop", () =>
+    Effect.gen(function*() {
+      const { stub, client } = yield* memoryWorld()
+      const model = provider(stub.url).chat("gpt-4o-mini")
+      const tools = memoryTools({ client, userId: "erin" })
+
+      const told = yield* ask({ model, tools, stopWhen: isStepCount(3), prompt: "Remember that my passport number ends in 4471." })
+      expect(told.steps[0]!.toolCalls.map((call) => call.toolName)).toEqual(["remember"])
+      expect(told.text).toContain("\"ok\":true")
+
+      const asked = yield* ask({ model, tools, stopWhen: isStepCount(3), prompt: "What does my passport number end in?" })
+      expect(asked.steps[0]!.toolCalls.map((call) => call.toolName)).toEqual(["recall"])
+      expect(asked.text).toContain("4471")
+    }), TIMEOUT)
+
+  it.scopedLive("answer the model with a short typed error, never a thrown one", () =>
+    Effect.gen(function*() {
+      const { stub, client } = yield* memoryWorld()
+      const model = provider(stub.url).chat("gpt-4o-mini")
+      const down = adapterClient(yield* closedPortUrl, 300)
+      const asked = yield* ask({ model, tools: memoryTools({ client: down.client, userId: "erin" }), stopWhen: isStepCount(3), prompt: "What is my name?" })
+      expect(asked.steps[0]!.toolResults[0]!.output).toMatchObject({ ok: false, error: { code: "unreachable" } })
+      expect(down.client.stats.toolErrors).toBe(1)
+
+      const forgot = yield* Effect.promise(() => Promise.resolve(memoryTools({ client, userId: "erin" }).forget.execute!({ id: "mem_unknown" }, { toolCallId: "c1", messages: [], context: {} })))
+      expect(forgot).toEqual({ ok: false, error: { code: "not_found", message: "no memory mem_unknown for this user" } })
+    }), TIMEOUT)
+
+  it.scopedLive("act for the user they were made for, whatever user the model names", () =>
+    Effect.gen(function*() {
+      // A model that tries to read another user's memories by naming them in its arguments.
+      const { stub, server, client } = yield* memoryWorld((request) => {
+        const recall = request.tools.find((tool) => tool.name === "recall")!
+        return request.items.at(-1)!.kind === "result"
+          ? { text: `From memory: ${request.items.filter((item) => item.kind === "result").map((item) => item.kind === "result" ? item.output : "").join(" ")}` }
+          : { calls: [{ name: "recall", arguments: { ...argumentsFor(recall, lastUserText(request.items)), user_id: "alice" } }] }
+      })
+      yield* ingestTurn(server.baseUrl, "alice", "My locker code is 9312.")
+      yield* ingestTurn(server.baseUrl, "bob", "My locker code is 5580.")
+      const asked = yield* ask({
+        model: provider(stub.url).chat("gpt-4o-mini"),
+        tools: memoryTools({ client, userId: "bob" }),
+        stopWhen: isStepCount(3),
+        prompt: "What is my locker code?"
+      })
+      expect(asked.text).toContain("5580")
+      expect(asked.text).not.toContain("9312")
+    }), TIMEOUT)
+})
