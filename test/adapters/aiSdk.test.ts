@@ -4,8 +4,8 @@ import { generateText, isStepCount, wrapLanguageModel } from "ai"
 import { Effect } from "effect"
 import { argumentsFor, lastUserText } from "../../scripts/stubs/agent.js"
 import { CONTEXT_HEADING, memoryMiddleware, memoryTools } from "../../src/adapters/ai-sdk/index.js"
-import { adapterClient, agentCalls, closedPortUrl, memoryWorld, silentServerUrl, untilRecalled } from "../support/adapters.js"
-import { ingestTurn } from "../support/server.js"
+import { adapterClient, agentCalls, closedPortUrl, memoryWorld, silentServerUrl, recalled } from "../support/adapters.js"
+import { ingestTurn, startServer } from "../support/server.js"
 
 const TIMEOUT = 120_000
 
@@ -20,8 +20,9 @@ describe("the AI SDK middleware", () => {
 
       const first = yield* ask({ model, prompt: "My sister Ines lives in Porto." })
       expect(first.text).toBe("Noted: My sister Ines lives in Porto.")
+      // Stored in the background, through the service's ingest job: settled once the job has succeeded.
       yield* Effect.promise(() => client.settled())
-      yield* untilRecalled(client, "alice", "sister Porto", "Porto")
+      expect((yield* recalled(client, "alice", "sister Porto")).join("\n")).toContain("Porto")
 
       const later = yield* ask({ model, prompt: "Where does my sister Ines live?" })
       expect(later.text).toContain("Porto")
@@ -44,11 +45,8 @@ describe("the AI SDK middleware", () => {
       yield* ask({ model, prompt: "My cat is called Miso." })
       expect(agentCalls(stub).at(-1)).toContain(CONTEXT_HEADING)
       yield* Effect.promise(() => client.settled())
-      yield* untilRecalled(client, "carol", "cat Miso", "Miso")
-      const jazz = yield* Effect.promise(() =>
-        Effect.runPromise(client.api.retrieval.search({ payload: { user_id: "carol", query: "jazz", top_k: 10, include_superseded: false } }))
-      )
-      expect(jazz.hits.filter((hit) => hit.content.includes("jazz"))).toEqual([])
+      expect((yield* recalled(client, "carol", "cat Miso")).join("\n")).toContain("Miso")
+      expect((yield* recalled(client, "carol", "jazz")).filter((content) => content.includes("jazz"))).toEqual([])
     }), TIMEOUT)
 
   it.scopedLive("keeps each call to its own user when one model serves two users at once", () =>
@@ -65,11 +63,9 @@ describe("the AI SDK middleware", () => {
       expect(bob.text).toContain("Oslo")
       expect(bob.text).not.toContain("Lisbon")
       yield* Effect.promise(() => client.settled())
-      yield* untilRecalled(client, "bob", "where do I live", "Where do I live?")
-      const bobs = yield* Effect.promise(() =>
-        Effect.runPromise(client.api.retrieval.search({ payload: { user_id: "bob", query: "Lisbon river", top_k: 10, include_superseded: false } }))
-      )
-      expect(bobs.hits.some((hit) => hit.content.includes("Lisbon"))).toBe(false)
+      // Each exchange was stored for its own user.
+      expect((yield* recalled(client, "bob", "Lisbon river")).some((content) => content.includes("Lisbon"))).toBe(false)
+      expect((yield* recalled(client, "alice", "Oslo fjord")).some((content) => content.includes("Oslo"))).toBe(false)
     }), TIMEOUT)
 
   it.scopedLive("answers without memory when the service is down or never answers, and says so", () =>
@@ -85,6 +81,18 @@ describe("the AI SDK middleware", () => {
         yield* Effect.promise(() => client.settled())
         expect(client.stats.storeFailures).toBe(1)
       }
+    }), TIMEOUT)
+
+  it.scopedLive("counts and logs an exchange the service could not store, and the answer stands", () =>
+    Effect.gen(function*() {
+      const { stub } = yield* memoryWorld()
+      // A service with no LLM cannot extract facts: the exchange is refused or its job fails.
+      const { client, lines } = adapterClient((yield* startServer()).baseUrl)
+      const model = wrapLanguageModel({ model: provider(stub.url).chat("gpt-4o-mini"), middleware: memoryMiddleware({ client, userId: "frank" }) })
+      expect((yield* ask({ model, prompt: "I like tea." })).text).toBe("Noted: I like tea.")
+      yield* Effect.promise(() => client.settled())
+      expect(client.stats).toMatchObject({ degraded: 0, storeFailures: 1 })
+      expect(lines).toEqual([expect.stringMatching(/^memory-service: could not store the exchange \(config_invalid: /)])
     }), TIMEOUT)
 })
 

@@ -62,18 +62,11 @@ export const silentServerUrl = Effect.acquireRelease(
     })
 ).pipe(Effect.map(({ url }) => url))
 
-/** Polls the user's search until a hit holds `text` (bounded: about 15 s), for background ingest. */
-export const untilRecalled = (client: MemoryClient, userId: string, query: string, text: string) =>
-  Effect.gen(function*() {
-    for (let i = 0; i < 300; i++) {
-      const found = yield* Effect.promise(() =>
-        Effect.runPromise(Effect.either(client.api.retrieval.search({ payload: { user_id: userId, query, top_k: 10, include_superseded: false } })))
-      )
-      if (found._tag === "Right" && found.right.hits.some((hit) => hit.content.includes(text))) return
-      yield* Effect.sleep("50 millis")
-    }
-    return yield* Effect.dieMessage(`"${text}" was never recalled for ${userId}`)
-  })
+/** The contents of a user's search hits for a query. */
+export const recalled = (client: MemoryClient, userId: string, query: string) =>
+  Effect.promise(() => Effect.runPromise(client.api.retrieval.search({ payload: { user_id: userId, query, top_k: 10, include_superseded: false } }))).pipe(
+    Effect.map(({ hits }) => hits.map((hit) => hit.content))
+  )
 
 /** The bodies of the agent calls the stub received (Chat Completions without structured output, and the Responses API). */
 export const agentCalls = (stub: ProviderStub) =>

@@ -1,7 +1,10 @@
 import { Effect } from "effect"
-import { type ClientOptions, type EffectClient, makeClient } from "../../client/index.js"
+import { type EffectClient, makeClient } from "../../client/index.js"
 
-export interface MemoryClientOptions extends ClientOptions {
+export interface MemoryClientOptions {
+  readonly baseUrl: string
+  /** Sent as `Authorization: Bearer <key>`; leave it out for a service with auth disabled. */
+  readonly apiKey?: string | undefined
   /** How long a read (context, search, a session's turns) may take before the call goes on without memory (default 2000 ms). */
   readonly timeoutMs?: number
   /** How long a write (remember, storing an exchange) may take; extraction calls an LLM (default 30000 ms). */
@@ -59,7 +62,7 @@ export class MemoryClient {
     void work.finally(() => this.#pending.delete(work))
   }
 
-  /** Resolves once every background write started so far has finished (for shutdown and tests). */
+  /** Resolves once every exchange stored in the background so far is stored or has failed (for shutdown, tests, examples). */
   async settled(): Promise<void> {
     while (this.#pending.size > 0) await Promise.allSettled([...this.#pending])
   }
@@ -68,7 +71,7 @@ export class MemoryClient {
 /** A connection to the memory service for the framework adapters. */
 export const memoryClient = (options: MemoryClientOptions): MemoryClient =>
   new MemoryClient(
-    Effect.runSync(makeClient(options)),
+    Effect.runSync(makeClient(options.apiKey === undefined ? { baseUrl: options.baseUrl } : { baseUrl: options.baseUrl, apiKey: options.apiKey })),
     options.baseUrl,
     options.timeoutMs ?? 2_000,
     options.writeTimeoutMs ?? 30_000,
