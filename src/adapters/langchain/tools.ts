@@ -17,5 +17,5 @@ export const memoryTools = (options: LangChainToolsOptions) => {
     tool(async (input) => JSON.stringify(await run.recall(input)), { name: "recall", description: TOOL_DESCRIPTIONS.recall, schema: recallInput }),
     tool(async (input) => JSON.stringify(await run.context(input)), { name: "context", description: TOOL_DESCRIPTIONS.context, schema: contextInput }),
     tool(async (input) => JSON.stringify(await run.forget(input)), { name: "forget", description: TOOL_DESCRIPTIONS.forget, schema: forgetInput })
-  ] as const
+  ]
 }
