@@ -17,7 +17,7 @@ import type { AddressInfo } from "node:net"
 import { agentRespond, type StubAgentRequest, type StubAgentTurn } from "./agent.js"
 import { respond as brainRespond } from "./brain.js"
 import { stubEmbedding } from "./embedding.js"
-import { type AgentCall, agentReply, readChatCompletions, readResponses } from "./openai-agent.js"
+import { type AgentCall, agentReply, chatCompletionsStream, readChatCompletions, readResponses } from "./openai-agent.js"
 
 export const STUB_PROVIDERS = ["openai", "anthropic", "gemini", "ollama"] as const
 export type StubProviderName = (typeof STUB_PROVIDERS)[number]
@@ -457,7 +457,11 @@ export const startProviderStub = (options: ProviderStubOptions): Promise<Provide
       }
       const agentCall = chatLike ? dialect.agent?.(body, route) : undefined
       if (agentCall !== undefined) {
-        if (body.stream === true) return refuse(400, "this stub does not stream: ask with stream false")
+        if (body.stream === true) {
+          if (agentCall.api !== "chat") return refuse(400, "this stub streams Chat Completions only: ask the Responses API with stream false")
+          const events = chatCompletionsStream(agentCall, agent(agentCall.request), record(body.stream_options).include_usage === true)
+          return after(delayMs, () => response.writeHead(200, { "content-type": "text/event-stream" }).end(events))
+        }
         return after(delayMs, () => send(200, agentReply(agentCall, agent(agentCall.request))))
       }
       if (route.kind === "embed" || route.kind === "embedOne") {

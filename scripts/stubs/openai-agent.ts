@@ -146,3 +146,32 @@ const responsesReply = (call: AgentCall, turn: StubAgentTurn) => {
 
 export const agentReply = (call: AgentCall, turn: StubAgentTurn) =>
   call.api === "chat" ? chatCompletionsReply(call, turn) : responsesReply(call, turn)
+
+/**
+ * The same Chat Completions turn as server-sent events, as OpenAI streams it: a role chunk, the
+ * text a few words a chunk (or the tool calls), the finish reason, usage when asked for, [DONE].
+ */
+export const chatCompletionsStream = (call: AgentCall, turn: StubAgentTurn, includeUsage: boolean): string => {
+  const id = nextId("chatcmpl")
+  const chunk = (delta: Json, finish: string | null = null) => ({
+    id,
+    object: "chat.completion.chunk",
+    created: 1767225600,
+    model: `${call.model}-stub-2026`,
+    choices: [{ index: 0, delta, finish_reason: finish }]
+  })
+  const events: Array<unknown> = [chunk({ role: "assistant", content: "" })]
+  if ("text" in turn) {
+    for (const piece of turn.text.match(/\S+\s*/g) ?? []) events.push(chunk({ content: piece }))
+  } else {
+    turn.calls.forEach((tool, index) =>
+      events.push(chunk({ tool_calls: [{ index, id: nextId("call"), type: "function", function: { name: tool.name, arguments: JSON.stringify(tool.arguments) } }] }))
+    )
+  }
+  events.push(chunk({}, "text" in turn ? "stop" : "tool_calls"))
+  if (includeUsage) {
+    const { prompt, completion } = usageOf(call.request, turn)
+    events.push({ id, object: "chat.completion.chunk", created: 1767225600, model: `${call.model}-stub-2026`, choices: [], usage: { prompt_tokens: prompt, completion_tokens: completion, total_tokens: prompt + completion } })
+  }
+  return events.map((event) => `data: ${JSON.stringify(event)}\n\n`).join("") + "data: [DONE]\n\n"
+}

@@ -1,6 +1,6 @@
 import { createOpenAI } from "@ai-sdk/openai"
 import { describe, expect, it } from "@effect/vitest"
-import { generateText, isStepCount, wrapLanguageModel } from "ai"
+import { generateText, isStepCount, streamText, wrapLanguageModel } from "ai"
 import { Effect } from "effect"
 import { argumentsFor, lastUserText } from "../../scripts/stubs/agent.js"
 import { CONTEXT_HEADING, memoryMiddleware, memoryTools } from "../../src/adapters/ai-sdk/index.js"
@@ -32,6 +32,24 @@ describe("the AI SDK middleware", () => {
       expect(prompt).toContain(CONTEXT_HEADING)
       expect(prompt).toContain("Porto")
       expect(client.stats.degraded).toBe(0)
+    }), TIMEOUT)
+
+  it.scopedLive("gives a streamed call the context block and stores its exchange once the stream has ended", () =>
+    Effect.gen(function*() {
+      const { stub, client, server } = yield* memoryWorld()
+      yield* ingestTurn(server.baseUrl, "gina", "My bike is a green Brompton.")
+      const model = wrapLanguageModel({ model: provider(stub.url).chat("gpt-4o-mini"), middleware: memoryMiddleware({ client, userId: "gina" }) })
+      const streamed = yield* Effect.promise(async () => {
+        const result = streamText({ model, prompt: "Which bike do I ride?" })
+        let text = ""
+        for await (const piece of result.textStream) text += piece
+        return text
+      })
+      expect(streamed).toContain("green Brompton")
+      expect(stub.requests.at(-1)!.body).toMatchObject({ stream: true })
+      expect(agentCalls(stub).at(-1)).toContain(CONTEXT_HEADING)
+      yield* Effect.promise(() => client.settled())
+      expect(yield* recalled(client, "gina", "which bike ride")).toContain("Which bike do I ride?")
     }), TIMEOUT)
 
   it.scopedLive("is off for a call that opts out: no context in its prompt and nothing stored", () =>

@@ -5,7 +5,7 @@ import { storeInBackground } from "../core/exchange.js"
 import { readContext } from "../core/reads.js"
 import type { MemoryScope } from "../core/scope.js"
 import { memoryCallOptions } from "./callOptions.js"
-import { type CallOptions, finalText, lastUserText, withSystemMessage } from "./prompt.js"
+import { type CallOptions, finalText, lastUserText, watchFinalText, withSystemMessage } from "./prompt.js"
 
 export interface MemoryMiddlewareOptions {
   readonly client: MemoryClient
@@ -35,6 +35,14 @@ export const memoryMiddleware = (options: MemoryMiddlewareOptions): LanguageMode
     const call = memoryCallOptions(params)
     return call.enabled === false ? undefined : call.userId ?? options.userId
   }
+  const storeExchange = (params: CallOptions, answer: string) => {
+    const userId = userOf(params)
+    if (userId === undefined || options.store === false) return
+    storeInBackground(client, { userId, scope: options.scope }, [
+      { role: "user", content: lastUserText(params.prompt) },
+      { role: "assistant", content: answer }
+    ], { sessionId: memoryCallOptions(params).sessionId ?? options.sessionId, infer: options.infer })
+  }
   return {
     specificationVersion: "v4",
     transformParams: async ({ params }) => {
@@ -46,15 +54,10 @@ export const memoryMiddleware = (options: MemoryMiddlewareOptions): LanguageMode
     },
     wrapGenerate: async ({ doGenerate, params }) => {
       const result = await doGenerate()
-      const userId = userOf(params)
       const answer = finalText(result)
-      if (userId !== undefined && answer !== undefined && options.store !== false) {
-        storeInBackground(client, { userId, scope: options.scope }, [
-          { role: "user", content: lastUserText(params.prompt) },
-          { role: "assistant", content: answer }
-        ], { sessionId: memoryCallOptions(params).sessionId ?? options.sessionId, infer: options.infer })
-      }
+      if (answer !== undefined) storeExchange(params, answer)
       return result
-    }
+    },
+    wrapStream: async ({ doStream, params }) => watchFinalText(await doStream(), (answer) => storeExchange(params, answer))
   }
 }

@@ -5,6 +5,9 @@ export type CallOptions = Parameters<TransformParams>[0]["params"]
 type Message = CallOptions["prompt"][number]
 type WrapGenerate = NonNullable<LanguageModelMiddleware["wrapGenerate"]>
 export type GenerateResult = Awaited<ReturnType<Parameters<WrapGenerate>[0]["doGenerate"]>>
+type WrapStream = NonNullable<LanguageModelMiddleware["wrapStream"]>
+export type StreamResult = Awaited<ReturnType<Parameters<WrapStream>[0]["doStream"]>>
+type StreamPart = StreamResult["stream"] extends ReadableStream<infer Part> ? Part : never
 
 const textOfParts = (parts: ReadonlyArray<{ readonly type: string }>) =>
   parts.map((part) => "text" in part && typeof part.text === "string" && part.type === "text" ? part.text : "").join("").trim()
@@ -28,3 +31,23 @@ export const withSystemMessage = (prompt: ReadonlyArray<Message>, content: strin
 /** The final text of a generation; undefined for a step that calls tools (the answer comes later). */
 export const finalText = (result: GenerateResult) =>
   result.content.some((part) => part.type === "tool-call") ? undefined : textOfParts(result.content)
+
+/**
+ * The stream passed through unchanged, its final text handed to `onText` once it ends (not for a
+ * step that calls tools, nor for a stream that fails).
+ */
+export const watchFinalText = (result: StreamResult, onText: (text: string) => void): StreamResult => {
+  let text = ""
+  let calledTools = false
+  const watch = new TransformStream<StreamPart, StreamPart>({
+    transform: (part, controller) => {
+      if (part.type === "text-delta") text += part.delta
+      if (part.type === "tool-call") calledTools = true
+      controller.enqueue(part)
+    },
+    flush: () => {
+      if (!calledTools) onText(text.trim())
+    }
+  })
+  return { ...result, stream: result.stream.pipeThrough(watch) }
+}
