@@ -52,6 +52,25 @@ describe("the AI SDK middleware", () => {
       expect(yield* recalled(client, "gina", "which bike ride")).toContain("Which bike do I ride?")
     }), TIMEOUT)
 
+  it.scopedLive("keeps the context block within its token budget", () =>
+    Effect.gen(function*() {
+      const { stub, client, server } = yield* memoryWorld()
+      for (let i = 0; i < 12; i++) yield* ingestTurn(server.baseUrl, "hana", `On trip ${i} I hiked the coastal trail past lighthouse number ${i} with my dog.`, `s${i}`)
+      const blockOf = (tokenBudget: number) =>
+        Effect.gen(function*() {
+          const model = wrapLanguageModel({ model: provider(stub.url).chat("gpt-4o-mini"), middleware: memoryMiddleware({ client, userId: "hana", tokenBudget, store: false }) })
+          yield* ask({ model, prompt: "Tell me about my hikes on the coastal trail." })
+          const messages = (stub.requests.at(-1)!.body as { messages: Array<{ role: string; content: string }> }).messages
+          return messages.find((message) => message.role === "system" && message.content.startsWith(CONTEXT_HEADING))!.content.slice(CONTEXT_HEADING.length + 1)
+        })
+      const small = yield* blockOf(100)
+      const large = yield* blockOf(2_000)
+      // The service renders at most four characters a token of budget.
+      expect(small.length).toBeLessThanOrEqual(400)
+      expect(large.length).toBeGreaterThan(400)
+      expect(large.length).toBeLessThanOrEqual(8_000)
+    }), TIMEOUT)
+
   it.scopedLive("is off for a call that opts out: no context in its prompt and nothing stored", () =>
     Effect.gen(function*() {
       const { stub, client, server } = yield* memoryWorld()
