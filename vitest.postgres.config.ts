@@ -33,6 +33,8 @@ import { defineConfig } from "vitest/config"
 export default defineConfig({
   test: {
     include: [
+      "test/adapters/aiSdk.test.ts",
+      "test/adapters/langchain.test.ts",
       "test/adminKeys.test.ts",
       "test/adminStats.test.ts",
       "test/answer.test.ts",
