@@ -31,6 +31,10 @@ const post = (port: number, path: string, body: unknown) =>
     return { status: response.status, body: await response.text() }
   })
 
+/** One turn stored for the user `lazy`, through the LLM's extraction or as said. */
+const addTurn = (port: number, content: string, infer: boolean) =>
+  post(port, "/v1/memories", { user_id: "lazy", messages: [{ role: "user", content }], infer, async_mode: false })
+
 const loaded = (packages: ReadonlySet<string>, names: ReadonlyArray<string>) => names.filter((name) => packages.has(name))
 
 describe("what a process loads is what its configuration uses", () => {
@@ -44,12 +48,7 @@ describe("what a process loads is what its configuration uses", () => {
       expect(started.has("effect")).toBe(true)
       expect(loaded(started, [...POSTGRES, ...TRACING, ...OPENAI, ...TOKENIZER])).toEqual([])
 
-      const added = yield* post(service.port, "/v1/memories", {
-        user_id: "lazy",
-        messages: [{ role: "user", content: "I keep bees on the roof." }],
-        infer: false,
-        async_mode: false
-      })
+      const added = yield* addTurn(service.port, "I keep bees on the roof.", false)
       expect(added.status).toBe(200)
       expect(loaded(recorder.packages(), TOKENIZER)).toEqual([])
       const context = yield* post(service.port, "/v1/context", { user_id: "lazy", query: "bees", token_budget: 200 })
@@ -67,12 +66,7 @@ describe("what a process loads is what its configuration uses", () => {
       const started = recorder.packages()
       expect(loaded(started, OPENAI)).toEqual([])
       expect(loaded(started, TRACING)).toEqual(TRACING)
-      const added = yield* post(service.port, "/v1/memories", {
-        user_id: "lazy",
-        messages: [{ role: "user", content: "I moved to Lisbon in March." }],
-        infer: true,
-        async_mode: false
-      })
+      const added = yield* addTurn(service.port, "I moved to Lisbon in March.", true)
       expect(added.status).toBe(200)
       expect(stub.requests.length).toBeGreaterThan(0)
       expect(loaded(recorder.packages(), OPENAI)).toEqual(OPENAI)

@@ -2,9 +2,9 @@ import { describe, expect, it } from "@effect/vitest"
 import { Effect, Schedule } from "effect"
 import { spawn } from "node:child_process"
 import * as NodeFs from "node:fs"
-import * as NodeNet from "node:net"
 import * as NodeOs from "node:os"
 import * as NodePath from "node:path"
+import { freePort } from "../scripts/freePort.js"
 import { nodeHeaders, offlineLockfile, run } from "./support/packageInstall.js"
 import { API_KEY, rawFetch } from "./support/server.js"
 
@@ -12,14 +12,6 @@ const ROOT = NodePath.resolve(import.meta.dirname, "..")
 const APP = "memory-service-install-check"
 /** Installing builds better-sqlite3 from source: minutes on a busy machine. */
 const INSTALL_TIMEOUT_MS = 20 * 60_000
-
-const freePort = Effect.async<number>((resume) => {
-  const server = NodeNet.createServer()
-  server.listen(0, "127.0.0.1", () => {
-    const address = server.address()
-    server.close(() => resume(typeof address === "object" && address !== null ? Effect.succeed(address.port) : Effect.die("no port")))
-  })
-})
 
 /** `npx memory-service serve` in the app's folder, in its own process group, stopped with the scope. */
 const serve = (cwd: string, env: Record<string, string>) =>
@@ -91,7 +83,7 @@ describe("the package, packed and installed into an empty folder", () => {
       expect(modules).toEqual(expect.arrayContaining(["better-sqlite3", "sqlite-vec", "effect", "@effect", "memory-service"]))
       expect(modules.filter((name) => ["pg", "openai", "gpt-tokenizer", "@opentelemetry", "prom-client", "typescript"].includes(name))).toEqual([])
 
-      const port = yield* freePort
+      const port = yield* Effect.promise(freePort)
       const dataRoot = NodePath.join(folder, "data")
       const server = yield* serve(app, { ...env, SERVICE_DATA_ROOT: dataRoot, SERVICE_PORT: String(port), SERVICE_HOST: "127.0.0.1", SERVICE_API_KEY: API_KEY })
       yield* untilHealthy(port, server.output)

@@ -16,9 +16,9 @@
 import { type ChildProcess, spawn, spawnSync } from "node:child_process"
 import * as NodeFs from "node:fs"
 import * as NodeHttp from "node:http"
-import * as NodeNet from "node:net"
 import * as NodeOs from "node:os"
 import * as NodePath from "node:path"
+import { freePort } from "../freePort.js"
 import { arg, percentile, rssMiB, textArg } from "./support.js"
 
 const RUNS = arg("runs", 10)
@@ -44,16 +44,6 @@ const ensureBuilt = (tree: Tree) => {
   const built = spawnSync(process.execPath, [check], { cwd: tree.root, stdio: "inherit" })
   if (built.status !== 0) throw new Error(`${tree.root}: the build failed`)
 }
-
-const freePort = () =>
-  new Promise<number>((resolve, reject) => {
-    const server = NodeNet.createServer()
-    server.once("error", reject)
-    server.listen(0, "127.0.0.1", () => {
-      const address = server.address()
-      server.close(() => typeof address === "object" && address !== null ? resolve(address.port) : reject(new Error("no port")))
-    })
-  })
 
 const answers = (port: number, path: string) =>
   new Promise<boolean>((resolve) => {
