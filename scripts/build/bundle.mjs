@@ -1,5 +1,11 @@
 // Bundles the three entry points (server, CLI, MCP stdio) into tree-shaken ESM files under dist/.
 // Code reached only through a dynamic import() lands in its own chunk, loaded on first use.
+//
+// With code splitting, esbuild evaluates a shared chunk before the modules of the file importing
+// it, whatever their order in the sources: a cycle whose modules end up on both sides can meet a
+// binding not yet set (at start: "Not a valid effect: undefined"). Every suite that starts a
+// process starts these bundles, so such a break fails the tests; building once with
+// `splitting: false` tells whether the order is the cause.
 import * as esbuild from "esbuild"
 import * as NodeFs from "node:fs"
 import * as NodePath from "node:path"
