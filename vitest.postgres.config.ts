@@ -77,7 +77,7 @@ export default defineConfig({
       "test/webhooks.test.ts"
     ],
     env: { MEMORY_TEST_BACKEND: "postgres" },
-    globalSetup: ["test/support/consoleBuild.ts", "test/support/postgresCluster.ts"],
+    globalSetup: ["test/support/build.ts", "test/support/postgresCluster.ts"],
     // Every server here shares one PostgreSQL cluster with the suites' real processes (forgetting's
     // SIGKILL rounds among them) on the same cores: 60 s before a case or hook counts as hung.
     testTimeout: 60_000,
