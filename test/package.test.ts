@@ -82,6 +82,13 @@ describe("the package, packed and installed into an empty folder", () => {
       const modules = NodeFs.readdirSync(NodePath.join(app, "node_modules"))
       expect(modules).toEqual(expect.arrayContaining(["better-sqlite3", "sqlite-vec", "effect", "@effect", "memory-service"]))
       expect(modules.filter((name) => ["pg", "openai", "gpt-tokenizer", "@opentelemetry", "prom-client", "typescript"].includes(name))).toEqual([])
+      // The framework adapters ship, with their types; the frameworks are optional peers, left out.
+      expect(modules.filter((name) => ["ai", "@langchain", "@openai", "zod"].includes(name))).toEqual([])
+      for (const adapter of ["ai-sdk", "langchain", "openai-agents"]) {
+        for (const file of ["index.js", "index.d.ts"]) {
+          expect(NodeFs.existsSync(NodePath.join(app, "node_modules/memory-service/dist/adapters", adapter, file)), `${adapter}/${file}`).toBe(true)
+        }
+      }
 
       const port = yield* Effect.promise(freePort)
       const dataRoot = NodePath.join(folder, "data")
