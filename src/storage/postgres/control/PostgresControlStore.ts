@@ -1,8 +1,9 @@
 import { Effect, Layer } from "effect"
 import type { ApiKeyRow, ClaimedJob, JobLease, JobRow, RequestLogRow } from "../../../domain/records.js"
-import { ControlStore } from "../../ControlStore.js"
+import { ControlStore, REQUEST_LOG_ROWS_PER_INSERT } from "../../ControlStore.js"
 import { scrubbedResults } from "../../forgetting.js"
 import { orUnavailable, PostgresDatabase } from "../database.js"
+import { chunks } from "../../transfer/chunks.js"
 import { WebhookQueue } from "../../webhookQueue.js"
 import { webhookTriggerPresent } from "../webhookTrigger.js"
 
@@ -104,13 +105,14 @@ export const PostgresControlStoreLive = Layer.effect(
         )
       },
       requestLog: {
-        append: (row, keep) =>
+        append: (rows, keep) =>
           sql.withTransaction(Effect.gen(function*() {
-            // Written before each response: its commit does not wait for the disk, as SQLite's
-            // does not either. A database crash may lose the last rows, never the users' data.
+            // Its commit does not wait for the disk, as SQLite's does not either. A database
+            // crash may lose the last rows, never the users' data.
             yield* sql`SET LOCAL synchronous_commit = off`
-            yield* sql`WITH added AS (INSERT INTO request_log ${sql.insert({ ...row })} RETURNING id)
-                       DELETE FROM request_log WHERE id <= (SELECT id FROM added) - ${keep}`
+            for (const chunk of chunks(rows, REQUEST_LOG_ROWS_PER_INSERT)) yield* sql`INSERT INTO request_log ${sql.insert(chunk.map((row) => ({ ...row })))}`
+            // A statement of its own: one cannot see the rows a data-modifying WITH of its own adds.
+            yield* sql`DELETE FROM request_log WHERE id <= (SELECT max(id) FROM request_log) - ${keep}`
           })).pipe(orUnavailable),
         page: (offset, limit) =>
           Effect.all({
