@@ -20,12 +20,13 @@ export class ContextBuilder extends Effect.Service<ContextBuilder>()("Memory/Con
         const topK = Math.min(MAX_CARDS, Math.ceil(request.token_budget / TOKENS_PER_CARD))
         const { degraded, items } = yield* retrieval.search({ ...request, top_k: topK })
         const rendered = renderWithinBudget(items, request.token_budget)
+        // Typed values, checked again as they are encoded: no second validation of every card here.
         return new ContextResponse({
           text: rendered.text,
           citations: rendered.cards.map((card) => card.evidence_id as string),
           evidence: rendered.cards,
           degraded
-        })
+        }, true)
       }).pipe(Effect.withSpan("ContextBuilder.build"))
     return { build } as const
   })
