@@ -105,15 +105,16 @@ export const PostgresControlStoreLive = Layer.effect(
         )
       },
       requestLog: {
-        append: (rows, keep) =>
-          sql.withTransaction(Effect.gen(function*() {
-            // Its commit does not wait for the disk, as SQLite's does not either. A database
-            // crash may lose the last rows, never the users' data.
-            yield* sql`SET LOCAL synchronous_commit = off`
-            for (const chunk of chunks(rows, REQUEST_LOG_ROWS_PER_INSERT)) yield* sql`INSERT INTO request_log ${sql.insert(chunk.map((row) => ({ ...row })))}`
-            // A statement of its own: one cannot see the rows a data-modifying WITH of its own adds.
-            yield* sql`DELETE FROM request_log WHERE id <= (SELECT max(id) FROM request_log) - ${keep}`
-          })).pipe(orUnavailable),
+        append: (rows, keep) => {
+          // Rows older than the newest `keep` would be dropped at once: they are not written. Then
+          // each part's statement drops what its rows push past the cap; a statement does not see
+          // the rows its own WITH adds, but every older row is there.
+          const parts = chunks(rows.slice(-keep), REQUEST_LOG_ROWS_PER_INSERT).map((part) =>
+            sql`WITH added AS (INSERT INTO request_log ${sql.insert(part.map((row) => ({ ...row })))} RETURNING id)
+                DELETE FROM request_log WHERE id <= (SELECT max(id) FROM added) - ${keep}`)
+          // One statement commits by itself; more go in one transaction, so that a retried batch is never half written.
+          return (parts.length === 1 ? parts[0]! : sql.withTransaction(Effect.forEach(parts, (part) => part, { discard: true }))).pipe(Effect.asVoid, orUnavailable)
+        },
         page: (offset, limit) =>
           Effect.all({
             rows: sql<RequestLogRow>`
