@@ -50,6 +50,20 @@ describe("background checkpoints", () => {
       expect(rowsInMainFile(filename)).toBe(CHECKPOINT_EVERY - 1)
     }).pipe(Effect.provide(Reactivity.layer)))
 
+  it.scoped("starts no worker thread until a checkpoint is due", () =>
+    Effect.gen(function*() {
+      const checkpointer = yield* makeCheckpointer
+      const filename = NodePath.join(tempDataRoot(), "store.db")
+      const sql = yield* makeSqliteClient({ filename, onTransactionEnd: checkpointer.transactionEnded(filename) })
+      yield* sql.withTransaction(sql`CREATE TABLE notes (id INTEGER PRIMARY KEY, body TEXT NOT NULL)`)
+      for (let i = 2; i < CHECKPOINT_EVERY; i++) yield* sql.withTransaction(sql`INSERT INTO notes (body) VALUES ('a note')`)
+      expect(yield* checkpointer.running).toBe(false)
+      yield* sql.withTransaction(sql`INSERT INTO notes (body) VALUES ('a note')`)
+      expect(yield* checkpointer.running).toBe(true)
+      yield* checkpointer.settled(filename)
+      expect(rowsInMainFile(filename)).toBe(CHECKPOINT_EVERY - 1)
+    }).pipe(Effect.provide(Reactivity.layer)))
+
   it.scoped("once the worker has stopped, transactions neither wait for it nor ask it, and the stop is logged once", () =>
     Effect.gen(function*() {
       const scope = yield* Scope.make()

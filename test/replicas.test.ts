@@ -97,6 +97,17 @@ describe("replicas on one PostgreSQL database", () => {
     expect((await call(a!, "POST", "/v1/search", { user_id: "alice", query: "x" }, key)).status).toBe(401)
   }, 90_000)
 
+  it("a request served by one replica is listed by the other within the request log's interval, though nothing reads the log on the first", async () => {
+    const { bases } = await replicas()
+    const served = await fetch(`${bases[0]}/v1/jobs/nope`, { headers: { authorization: `Bearer ${API_KEY}`, "x-request-id": "seen-elsewhere" } })
+    expect(served.status).toBe(404)
+    const row = await waitFor("the row on the other replica", async () => {
+      const log = await call(bases[1]!, "GET", "/v1/admin/requests")
+      return (log.body.requests as Array<{ request_id: string; route: string; status_code: number }>).find((entry) => entry.request_id === "seen-elsewhere")
+    })
+    expect(row).toMatchObject({ route: "/v1/jobs/{job_id}", status_code: 404 })
+  })
+
   it("writes for one user through both replicas serialize: concurrent corrections of one memory, one wins and the rest are 409", async () => {
     const { bases } = await replicas(llmEnv(await slowStub(0)))
     expect((await call(bases[0]!, "POST", "/v1/memories", { user_id: "alice", async_mode: false, messages: [{ content: "I live in Lyon." }] })).status).toBe(200)

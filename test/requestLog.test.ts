@@ -5,7 +5,8 @@ import { Effect, Logger } from "effect"
 import type { RequestLogRow } from "../src/domain/records.js"
 import { corsPolicy } from "../src/http/cors.js"
 import { requestContext, type ServedRequest } from "../src/http/requestContext.js"
-import { apiClient, authHeaders, ingestTurn, rawFetch, startServer } from "./support/server.js"
+import { startProcess } from "./support/processes.js"
+import { apiClient, authHeaders, freshDeployment, ingestTurn, rawFetch, serviceEnv, startServer } from "./support/server.js"
 import { controlRows } from "./support/userRows.js"
 
 const page = (baseUrl: string, query = "") =>
@@ -124,6 +125,40 @@ describe("request log", () => {
       expect(row?.latency_ms).toBeGreaterThan(0)
       expect(row?.latency_ms.toFixed(1)).toBe(response.headers.get("x-response-time-ms"))
     }))
+})
+
+/** The request ids the control plane holds, read straight from it (not through the service, which would write what waits first). */
+const loggedIds = (deployment: Parameters<typeof controlRows>[0]) =>
+  Effect.map(controlRows(deployment).select("request_log", { columns: ["request_id"], orderBy: "id" }), (rows) => rows.map((row) => String(row.request_id)))
+
+describe("request log writes, off the responses' path", () => {
+  it.scoped("writes the rows of an interval on its own, in the order served, though nothing reads the log", () =>
+    Effect.gen(function*() {
+      const server = yield* startServer({ SERVICE_REQUEST_LOG_FLUSH_MS: "50" })
+      const ids = Array.from({ length: 6 }, (_, i) => `own-${i}`)
+      for (const id of ids) yield* rawFetch(`${server.baseUrl}/v1/jobs/${id}`, { headers: { ...authHeaders(), "x-request-id": id } })
+      // Bounded: the rows are due 50 ms after the first response; this only guards a hang.
+      let logged: ReadonlyArray<string> = []
+      for (let i = 0; i < 400 && logged.length < ids.length; i++) {
+        logged = yield* loggedIds(server)
+        if (logged.length < ids.length) yield* Effect.promise(() => new Promise((resolve) => setTimeout(resolve, 25)))
+      }
+      expect(logged).toEqual(ids)
+    }))
+
+  it("keeps every row across a graceful shutdown: rows still waiting are written on the way out (real process)", async () => {
+    const deployment = await Effect.runPromise(freshDeployment)
+    // An interval far longer than the test: every row is still waiting when SIGTERM comes.
+    const service = await startProcess(serviceEnv(deployment, { SERVICE_REQUEST_LOG_FLUSH_MS: "60000" }))
+    const ids = Array.from({ length: 12 }, (_, i) => `before-stop-${i}`)
+    for (const id of ids) {
+      const response = await fetch(`http://127.0.0.1:${service.port}/v1/jobs/${id}`, { headers: { ...authHeaders(), "x-request-id": id } })
+      expect(response.status).toBe(404)
+    }
+    service.child.kill("SIGTERM")
+    expect(await service.exited).toBe(0)
+    expect(await Effect.runPromise(loggedIds(deployment))).toEqual(ids)
+  }, 120_000)
 })
 
 describe("recording a served request", () => {

@@ -6,6 +6,7 @@ import { AppConfig } from "../src/config/AppConfig.js"
 import Database from "better-sqlite3"
 import { OutboxFilling } from "../src/storage/sqlite/outboxFilling.js"
 import { IDLE_GRACE, StoreCache } from "../src/storage/sqlite/StoreCache.js"
+import { STORE_PAGE_CACHE_KIB } from "../src/storage/sqlite/storeFile.js"
 import { API_KEY, apiClient, startServer, tempDataRoot } from "./support/server.js"
 import { queryStore } from "./support/stores.js"
 
@@ -30,6 +31,14 @@ describe("StoreCache", () => {
       const result = yield* cache.read("nobody", () => Effect.succeed("opened"), () => "absent")
       expect(result).toBe("absent")
       expect(NodeFs.existsSync(NodePath.join(dataRoot, "nobody"))).toBe(false)
+    }).pipe(Effect.provide(cacheLayer(tempDataRoot(), 2))))
+
+  it.effect("an open store's page cache is capped at STORE_PAGE_CACHE_KIB, not the 16 MiB per connection SQLite is built with", () =>
+    Effect.gen(function*() {
+      const cache = yield* StoreCache
+      const [setting] = yield* cache.write("capped", ({ sql }) => sql<{ readonly cache_size: number }>`PRAGMA cache_size`)
+      expect(setting?.cache_size).toBe(-STORE_PAGE_CACHE_KIB)
+      expect(STORE_PAGE_CACHE_KIB).toBeLessThanOrEqual(4096)
     }).pipe(Effect.provide(cacheLayer(tempDataRoot(), 2))))
 
   it.effect("keeps the most recently used stores open, up to the cap, once their idle grace is over", () => {

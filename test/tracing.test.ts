@@ -1,7 +1,10 @@
+import { HttpClient, HttpServer, HttpServerResponse } from "@effect/platform"
+import { NodeHttpServer } from "@effect/platform-node"
 import { describe, expect, it } from "@effect/vitest"
-import { ConfigProvider, Effect, Exit, Scope } from "effect"
+import { ConfigProvider, Effect, Exit, Layer, Option, Scope } from "effect"
 import * as NodeHttp from "node:http"
 import type { AddressInfo } from "node:net"
+import { untracedUnless } from "../src/http/untraced.js"
 import { TracingLive } from "../src/services/observability/Tracing.js"
 import { authHeaders, rawFetch, startServer } from "./support/server.js"
 
@@ -48,5 +51,22 @@ describe("tracing", () => {
         Effect.tracer.pipe(Effect.provide(TracingLive), Effect.withConfigProvider(ConfigProvider.fromMap(new Map(Object.entries(env)))))
       expect(yield* tracerWith({})).toBe(native)
       expect(yield* tracerWith({ OTEL_EXPORTER_OTLP_ENDPOINT: "http://127.0.0.1:1" })).not.toBe(native)
+    }))
+
+  it.effect("makes no span per request when no traces are exported: spans below are no-ops, with no server span above", () =>
+    Effect.gen(function*() {
+      // What a handler's own span is, and the span it sits under.
+      const app = Effect.map(Effect.withSpan(Effect.currentSpan, "handler"), (span) =>
+        HttpServerResponse.unsafeJson({
+          noop: span.spanId === "noop",
+          parent: Option.match(span.parent, { onNone: () => null, onSome: (parent) => parent._tag === "Span" ? parent.name : "external" })
+        }))
+      const seen = (exported: boolean) =>
+        Effect.flatMap(HttpClient.get("/v1/search"), (response) => response.json).pipe(
+          Effect.provide(HttpServer.serve(app).pipe(untracedUnless(exported), Layer.provideMerge(NodeHttpServer.layerTest))),
+          Effect.scoped
+        )
+      expect(yield* seen(false)).toEqual({ noop: true, parent: null })
+      expect(yield* seen(true)).toEqual({ noop: false, parent: "http.server GET" })
     }))
 })

@@ -1,33 +1,50 @@
 /**
- * A mixed workload as requests/s: concurrent clients, each bound to one user, looping over sync
- * ingests with infer=false, searches and context blocks (20/60/20 by default), LoCoMo's turns as
- * the sessions and its questions as the queries, no LLM and no embedder. Three set-ups in one
- * run: SQLite in one process; PostgreSQL (a throwaway cluster, fsync on) with one server process;
- * and with two, on different ports over the same database, the clients' requests spread between
- * them round-robin. Each starts from fresh data: every user given the same turns through the API
- * first, then a warm-up, then the timed run.
+ * A mixed workload as requests/s and CPU per request: concurrent clients, each bound to one user,
+ * looping over sync ingests with infer=false, searches and context blocks (20/60/20 by default),
+ * LoCoMo's turns as the sessions and its questions as the queries, no LLM and no embedder. Set-ups:
+ * SQLite in one process; PostgreSQL (a throwaway cluster, fsync on) with one server process; and
+ * with two, on different ports over the same database, the clients' requests spread between them
+ * round-robin. Each starts from fresh data: every user given the same turns through the API first,
+ * then a warm-up, then the timed phases: the mix, then each route alone (for its own CPU per request).
  *
- * Usage: npm run bench:mixed [-- --clients 16 --users 8 --seconds 20 --warmup 3 --mix 20,60,20 --seed-turns 1000]
+ * CPU is the kernel's count (/proc): the service's processes, and PostgreSQL's whole cluster (the
+ * postmaster, its backends and workers), over each phase, divided by the requests answered.
+ *
+ * With `--baseline DIR` (another checkout, built), each set-up runs both builds side by side on
+ * fresh data of their own, their phases interleaved round by round, and prints the ratios.
+ *
+ * Usage: npm run bench:mixed [-- --clients 16 --users 8 --seconds 10 --route-seconds 5 --rounds 2
+ *   --warmup 3 --mix 20,60,20 --seed-turns 1000 --replicas 1,2 --baseline /path/to/checkout --cpu-prof DIR]
  * (or BENCH_CLIENTS, BENCH_USERS, …)
  */
 import * as NodeFs from "node:fs"
 import * as NodeOs from "node:os"
 import * as NodePath from "node:path"
-import { createDatabase, startCluster } from "../postgres/cluster.js"
+import { type Cluster, createDatabase, startCluster } from "../postgres/cluster.js"
 import { seededRandom } from "../reliability/random.js"
 import { questions, sentences } from "./corpus.js"
-import { arg, listArg, postJson, type ServiceProcess, startService, stats } from "./support.js"
+import { processCpuMs, treeCpuMs } from "./cpu.js"
+import { arg, listArg, postJson, type ServiceProcess, startService, stats, textArg } from "./support.js"
 
 const CLIENTS = arg("clients", 16)
 const USERS = arg("users", 8)
-const SECONDS = arg("seconds", 20)
+const SECONDS = arg("seconds", 10)
+const ROUTE_SECONDS = arg("route-seconds", 5)
+const ROUNDS = arg("rounds", 2)
 const WARMUP_SECONDS = arg("warmup", 3)
 const SEED_TURNS = arg("seed-turns", 1_000)
+/** PostgreSQL set-ups by their server processes; 0 runs none (SQLite alone). */
+const REPLICAS = listArg("replicas", [1, 2]).filter((n) => n > 0)
+const BASELINE = textArg("baseline", "")
+/** A directory to write each server's CPU profile into (`node --cpu-prof`), or none. */
+const CPU_PROFILES = textArg("cpu-prof", "")
 const TURNS_PER_INGEST = 10
 const [INGEST = 20, SEARCH = 60, CONTEXT = 20] = listArg("mix", [20, 60, 20])
 
 const ROUTES = ["ingest", "search", "context"] as const
 type Route = (typeof ROUTES)[number]
+type Phase = "mix" | Route
+const PHASES: ReadonlyArray<Phase> = ["mix", ...ROUTES]
 
 const userId = (n: number) => `mixed-${n}`
 
@@ -49,24 +66,41 @@ interface Run {
   readonly requests: number
   readonly seconds: number
   readonly errors: number
+  readonly serviceCpuMs: number
+  readonly postgresCpuMs: number
   readonly latencies: Record<Route, Array<number>>
 }
 
+/** The mix's weights, or one route alone. */
+const weights = (phase: Phase): Record<Route, number> =>
+  phase === "mix" ? { ingest: INGEST, search: SEARCH, context: CONTEXT } : { ingest: 0, search: 0, context: 0, [phase]: 1 }
+
+/** A deployment under test: its server processes and, on PostgreSQL, the cluster's postmaster. */
+interface Deployment {
+  readonly servers: ReadonlyArray<ServiceProcess>
+  readonly postgresPid: number | undefined
+}
+
 /** The clients' loop for `seconds`; each request goes to the next server in turn. */
-const runMix = async (servers: ReadonlyArray<ServiceProcess>, seconds: number, label: string): Promise<Run> => {
+const runPhase = async (deployment: Deployment, phase: Phase, seconds: number, label: string): Promise<Run> => {
+  const { servers } = deployment
   const latencies: Record<Route, Array<number>> = { ingest: [], search: [], context: [] }
-  const total = INGEST + SEARCH + CONTEXT
+  const weight = weights(phase)
+  const total = weight.ingest + weight.search + weight.context
   const random = seededRandom(1)
   let next = 0
   let errors = 0
   let sessions = 0
+  const serviceCpu = () => servers.reduce((sum, server) => sum + processCpuMs(server.pid), 0)
+  const postgresCpu = () => deployment.postgresPid === undefined ? 0 : treeCpuMs(deployment.postgresPid)
+  const [serviceBefore, postgresBefore] = [serviceCpu(), postgresCpu()]
   const started = performance.now()
   const deadline = started + seconds * 1000
   await Promise.all(Array.from({ length: CLIENTS }, async (_, client) => {
     const user = userId(client % USERS)
     while (performance.now() < deadline) {
       const roll = random() * total
-      const route: Route = roll < INGEST ? "ingest" : roll < INGEST + SEARCH ? "search" : "context"
+      const route: Route = roll < weight.ingest ? "ingest" : roll < weight.ingest + weight.search ? "search" : "context"
       const query = questions[next % questions.length]!
       const port = servers[next++ % servers.length]!.port
       const body = route === "ingest"
@@ -82,54 +116,121 @@ const runMix = async (servers: ReadonlyArray<ServiceProcess>, seconds: number, l
     }
   }))
   const requests = ROUTES.reduce((sum, route) => sum + latencies[route].length, 0)
-  return { requests, seconds: (performance.now() - started) / 1000, errors, latencies }
+  return {
+    requests,
+    seconds: (performance.now() - started) / 1000,
+    errors,
+    serviceCpuMs: serviceCpu() - serviceBefore,
+    postgresCpuMs: postgresCpu() - postgresBefore,
+    latencies
+  }
+}
+
+/** Runs summed over rounds. */
+const combine = (a: Run | undefined, b: Run): Run => a === undefined ? b : {
+  requests: a.requests + b.requests,
+  seconds: a.seconds + b.seconds,
+  errors: a.errors + b.errors,
+  serviceCpuMs: a.serviceCpuMs + b.serviceCpuMs,
+  postgresCpuMs: a.postgresCpuMs + b.postgresCpuMs,
+  latencies: { ingest: [...a.latencies.ingest, ...b.latencies.ingest], search: [...a.latencies.search, ...b.latencies.search], context: [...a.latencies.context, ...b.latencies.context] }
 }
 
 interface SetUp {
   readonly name: string
   readonly replicas: number
-  readonly env: () => Promise<Record<string, string>>
+  readonly postgres: boolean
 }
 
-const main = async () => {
-  const dataRoot = NodeFs.mkdtempSync(NodePath.join(NodeOs.tmpdir(), "bench-mixed-"))
-  const cluster = await startCluster({ fsync: true })
-  const postgres = async () => ({ SERVICE_DATABASE_URL: await createDatabase(cluster.url) })
-  const setUps: ReadonlyArray<SetUp> = [
-    { name: "SQLite", replicas: 1, env: async () => ({}) },
-    { name: "PostgreSQL", replicas: 1, env: postgres },
-    { name: "PostgreSQL", replicas: 2, env: postgres }
-  ]
-  const results: Array<{ readonly setUp: SetUp; readonly run: Run }> = []
+interface Build {
+  readonly name: string
+  readonly entry: string
+}
+
+type Results = Map<Phase, Run>
+
+/** One set-up, every build on fresh data of its own, phases interleaved between builds round by round. */
+const runSetUp = async (setUp: SetUp, builds: ReadonlyArray<Build>, dataRoot: string, cluster: Cluster): Promise<Array<Results>> => {
+  const deployments: Array<Deployment> = []
   try {
-    for (const setUp of setUps) {
-      const env = await setUp.env()
+    for (const build of builds) {
+      const env = setUp.postgres ? { SERVICE_DATABASE_URL: await createDatabase(cluster.url) } : {}
       const servers: Array<ServiceProcess> = []
-      try {
-        for (let i = 0; i < setUp.replicas; i++) {
-          servers.push(await startService(NodeFs.mkdtempSync(NodePath.join(dataRoot, "root-")), { SERVICE_REQUEST_LOG_MAX: "0", ...env }))
+      deployments.push({ servers, postgresPid: setUp.postgres ? cluster.pid() : undefined })
+      for (let i = 0; i < setUp.replicas; i++) {
+        servers.push(await startService(NodeFs.mkdtempSync(NodePath.join(dataRoot, "root-")), env, {
+          entry: build.entry,
+          nodeArgs: CPU_PROFILES === "" ? [] : ["--cpu-prof", `--cpu-prof-dir=${CPU_PROFILES}`]
+        }))
+      }
+      await seedUsers(servers)
+      await runPhase(deployments.at(-1)!, "mix", WARMUP_SECONDS, "warm")
+    }
+    const results: Array<Results> = builds.map(() => new Map())
+    for (let round = 0; round < ROUNDS; round++) {
+      for (const phase of PHASES) {
+        // Alternate which build goes first, so neither always follows the other's writes.
+        const order = round % 2 === 0 ? deployments.map((_, i) => i) : deployments.map((_, i) => i).reverse()
+        for (const i of order) {
+          const run = await runPhase(deployments[i]!, phase, phase === "mix" ? SECONDS : ROUTE_SECONDS, `r${round}`)
+          results[i]!.set(phase, combine(results[i]!.get(phase), run))
         }
-        await seedUsers(servers)
-        await runMix(servers, WARMUP_SECONDS, "warm")
-        results.push({ setUp, run: await runMix(servers, SECONDS, "run") })
-      } finally {
-        await Promise.all(servers.map((server) => server.stop()))
       }
     }
+    return results
+  } finally {
+    await Promise.all(deployments.flatMap((deployment) => deployment.servers.map((server) => server.stop())))
+  }
+}
+
+const perRequest = (ms: number, requests: number) => requests === 0 ? 0 : ms / requests
+const fixed = (value: number, digits: number, width: number) => value.toFixed(digits).padStart(width)
+
+const main = async () => {
+  const builds: ReadonlyArray<Build> = [
+    ...(BASELINE === "" ? [] : [{ name: "baseline", entry: NodePath.resolve(BASELINE, "dist/main.js") }]),
+    { name: BASELINE === "" ? "this" : "this build", entry: "dist/main.js" }
+  ]
+  const setUps: ReadonlyArray<SetUp> = [
+    { name: "SQLite", replicas: 1, postgres: false },
+    ...REPLICAS.map((replicas) => ({ name: "PostgreSQL", replicas, postgres: true }))
+  ]
+  const dataRoot = NodeFs.mkdtempSync(NodePath.join(NodeOs.tmpdir(), "bench-mixed-"))
+  const cluster = await startCluster({ fsync: true })
+  const results: Array<{ readonly setUp: SetUp; readonly byBuild: Array<Results> }> = []
+  try {
+    for (const setUp of setUps) results.push({ setUp, byBuild: await runSetUp(setUp, builds, dataRoot, cluster) })
   } finally {
     cluster.stop()
     NodeFs.rmSync(dataRoot, { recursive: true, force: true })
   }
   console.log(`mixed workload: ${CLIENTS} clients over ${USERS} users, ingest/search/context ${INGEST}/${SEARCH}/${CONTEXT} ` +
-    `(ingests of ${TURNS_PER_INGEST} turns, infer=false, sync; no embedder), ${SECONDS} s after ${WARMUP_SECONDS} s of warm-up, ` +
-    `${SEED_TURNS} turns per user before; ${NodeOs.cpus().length} cores shared by the servers, the database and the clients; client-side times`)
-  console.log("backend     replicas  requests/s   errors   ingest p50/p99 ms   search p50/p99 ms   context p50/p99 ms")
-  for (const { run, setUp } of results) {
-    const cells = ROUTES.map((route) => {
-      const { p50, p99 } = stats(run.latencies[route])
-      return `${p50.toFixed(1)} / ${p99.toFixed(1)}`.padStart(18)
-    })
-    console.log(`${setUp.name.padEnd(11)} ${String(setUp.replicas).padStart(8)}  ${(run.requests / run.seconds).toFixed(0).padStart(10)}  ${String(run.errors).padStart(7)}  ${cells.join("  ")}`)
+    `(ingests of ${TURNS_PER_INGEST} turns, infer=false, sync; no embedder), ${ROUNDS} rounds of ${SECONDS} s of the mix and ${ROUTE_SECONDS} s of each route alone, ` +
+    `after ${WARMUP_SECONDS} s of warm-up and ${SEED_TURNS} turns per user; ${NodeOs.cpus().length} cores shared by the servers, the database and the clients; client-side times`)
+  console.log("CPU ms per request: svc = the service's processes, pg = the PostgreSQL cluster's (kernel counts from /proc); cores = CPU used per second of wall time")
+  console.log("backend     replicas  build        req/s  errors  svc ms  pg ms  cores   ingest svc/pg   search svc/pg  context svc/pg   ingest p50/p99   search p50/p99  context p50/p99")
+  for (const { byBuild, setUp } of results) {
+    for (const [i, phases] of byBuild.entries()) {
+      const mix = phases.get("mix")!
+      const routeCpu = ROUTES.map((route) => {
+        const run = phases.get(route)!
+        return `${fixed(perRequest(run.serviceCpuMs, run.requests), 2, 6)} / ${fixed(perRequest(run.postgresCpuMs, run.requests), 2, 5)}`.padStart(15)
+      })
+      const latencies = ROUTES.map((route) => {
+        const { p50, p99 } = stats(mix.latencies[route])
+        return `${p50.toFixed(1)} / ${p99.toFixed(1)}`.padStart(15)
+      })
+      console.log(`${setUp.name.padEnd(11)} ${String(setUp.replicas).padStart(8)}  ${builds[i]!.name.padEnd(10)} ${fixed(mix.requests / mix.seconds, 0, 7)}  ${String(mix.errors).padStart(6)}` +
+        `  ${fixed(perRequest(mix.serviceCpuMs, mix.requests), 2, 6)}  ${fixed(perRequest(mix.postgresCpuMs, mix.requests), 2, 5)}  ${fixed((mix.serviceCpuMs + mix.postgresCpuMs) / 1000 / mix.seconds, 2, 5)}` +
+        `  ${routeCpu.join(" ")}  ${latencies.join("  ")}`)
+    }
+    if (byBuild.length === 2) {
+      const [before, after] = byBuild.map((phases) => phases.get("mix")!) as [Run, Run]
+      const ratio = (f: (run: Run) => number) => (f(after) / Math.max(f(before), 1e-9)).toFixed(2)
+      console.log(`${"".padEnd(21)}this build ÷ baseline: req/s ×${ratio((run) => run.requests / run.seconds)}, ` +
+        `service CPU per request ×${ratio((run) => perRequest(run.serviceCpuMs, run.requests))}` +
+        (setUp.postgres ? `, PostgreSQL CPU per request ×${ratio((run) => perRequest(run.postgresCpuMs, run.requests))}` : ""))
+    }
   }
 }
 

@@ -20,11 +20,13 @@ export interface StartOptions {
   readonly logFile?: string
   /** The service's entry point: `dist/main.js` under the working directory (this tree's build) unless given. */
   readonly entry?: string
+  /** Flags for Node ahead of the entry point, e.g. `--cpu-prof`. */
+  readonly nodeArgs?: ReadonlyArray<string>
 }
 
 /** Starts the service's build (`dist/main.js`) on a free loopback port over the data root; resolves once it listens. */
 export const startService = (dataRoot: string, env: Record<string, string> = {}, options: StartOptions = {}) =>
-  startListening([options.entry ?? "dist/main.js"], {
+  startListening([...options.nodeArgs ?? [], options.entry ?? "dist/main.js"], {
     SERVICE_API_KEY: BENCH_KEY,
     SERVICE_DATA_ROOT: dataRoot,
     SERVICE_PORT: "0",

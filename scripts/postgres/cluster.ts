@@ -13,6 +13,8 @@ export interface Cluster {
   readonly url: string
   /** The server's log file, removed with the cluster by `stop`. */
   readonly log: string
+  /** The postmaster's process id (from its pid file), whose children are the backends and workers. */
+  readonly pid: () => number
   /** Stops the server at once, as a crash would, and removes the cluster. */
   readonly stop: () => void
   /**
@@ -59,6 +61,7 @@ export const startCluster = async (options: { readonly fsync: boolean }): Promis
   return {
     url: `postgres://postgres@127.0.0.1:${port}/postgres`,
     log,
+    pid: () => Number(NodeFs.readFileSync(NodePath.join(data, "postmaster.pid"), "utf8").split("\n")[0]),
     stop: () => {
       // A halted server has no pid file left: there is nothing to stop then.
       if (NodeFs.existsSync(NodePath.join(data, "postmaster.pid"))) asOwner("pg_ctl", haltArgs)

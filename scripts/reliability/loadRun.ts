@@ -61,7 +61,9 @@ export const runLoad = async (options: LoadOptions): Promise<LoadReport> => {
       if (response.status === 200) return parsed
       countError(`${route} ${response.status} ${String(parsed.code)}`)
     } catch (error) {
-      countError(`${route} network ${error instanceof Error ? error.message : "failure"}`)
+      // fetch says only "fetch failed": what failed is its cause (a reset, a closed socket).
+      const cause = error instanceof Error && error.cause instanceof Error ? ` (${error.cause.message})` : ""
+      countError(`${route} network ${error instanceof Error ? error.message : "failure"}${cause}`)
     }
     return undefined
   }

@@ -19,6 +19,8 @@ export interface Settings {
   readonly database: Option.Option<{ readonly url: Redacted.Redacted; readonly poolMax: number }>
   readonly allowPurge: boolean
   readonly requestLogMax: number
+  /** How long a request-log row waits in memory before it is written with the others of that time (docs/performance.md). */
+  readonly requestLogFlushMs: number
   readonly jobRetentionMax: number
   /** How long a running job stays its worker's without word from it; then any worker may resume it. */
   readonly jobLeaseMs: number
@@ -98,6 +100,7 @@ export const loadSettings = Effect.gen(function*() {
     database: yield* databaseSettings,
     allowPurge: yield* boolVar("SERVICE_ALLOW_PURGE", false),
     requestLogMax: yield* intVar("SERVICE_REQUEST_LOG_MAX", 10_000, { min: 0 }),
+    requestLogFlushMs: yield* intVar("SERVICE_REQUEST_LOG_FLUSH_MS", 200, { min: 1, max: 60_000 }),
     jobRetentionMax: yield* intVar("SERVICE_JOB_RETENTION_MAX", 5_000, { min: 1 }),
     jobLeaseMs: 1000 * (yield* intVar("SERVICE_JOB_LEASE_SECONDS", 30, { min: 1, max: 3600 })),
     maxBodyBytes: yield* intVar("SERVICE_MAX_BODY_BYTES", 10 * MIB, { min: 1024 }),

@@ -26,6 +26,7 @@ import { RequestLog } from "../services/admin/RequestLog.js"
 import { RequestMetrics } from "../services/observability/RequestMetrics.js"
 import { requestContext, type ServedRequest } from "./requestContext.js"
 import { ScopeKeysInQueryLive } from "./scopeKeysInQuery.js"
+import { tracesExported, untracedUnless } from "./untraced.js"
 
 const SHUTTING_DOWN = JSON.stringify(errorEnvelope(new ServiceUnavailable({ message: "the service is shutting down; retry shortly", details: {} })))
 
@@ -69,6 +70,7 @@ export const HttpLive = Layer.unwrapEffect(
     const config = yield* AppConfig
     const metrics = yield* RequestMetrics
     const requestLog = yield* RequestLog
+    const untraced = untracedUnless(yield* tracesExported)
     const cors = corsPolicy(config.corsOrigins)
     const served = (request: ServedRequest) =>
       Effect.zipRight(
@@ -103,7 +105,8 @@ export const HttpLive = Layer.unwrapEffect(
       Layer.provide(McpHttpLive.pipe(Layer.provide(AuthenticationLive))),
       Layer.provide(ApiLive),
       HttpServer.withLogAddress,
-      Layer.provideMerge(NodeHttpServer.layer(() => makeNodeServer(config.requestTimeoutMs), { port: config.port, host: config.host }))
+      Layer.provideMerge(NodeHttpServer.layer(() => makeNodeServer(config.requestTimeoutMs), { port: config.port, host: config.host })),
+      untraced
     )
   })
 )

@@ -10,6 +10,9 @@ import type { RemovedPassage } from "./forgetting.js"
  */
 type Op<A> = Effect.Effect<A, StoreUnavailable>
 
+/** Request-log rows per multi-row INSERT (8 values each): well under either engine's limit on bound parameters. */
+export const REQUEST_LOG_ROWS_PER_INSERT = 500
+
 export interface ControlStoreOperations {
   readonly jobs: {
     readonly find: (jobId: string) => Op<JobRow | undefined>
@@ -64,8 +67,8 @@ export interface ControlStoreOperations {
     readonly countActive: Op<number>
   }
   readonly requestLog: {
-    /** Appends a row and drops the oldest beyond `keep`, as one unit. */
-    readonly append: (row: RequestLogRow, keep: number) => Op<void>
+    /** Appends rows, in their order, and drops the oldest beyond `keep`, as one unit. */
+    readonly append: (rows: ReadonlyArray<RequestLogRow>, keep: number) => Op<void>
     /** Newest first: the reverse of the order the rows were appended in. */
     readonly page: (offset: number, limit: number) => Op<Page<RequestLogRow>>
   }

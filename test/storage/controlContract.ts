@@ -1,6 +1,6 @@
 import { describe, expect, it } from "@effect/vitest"
 import { Effect } from "effect"
-import { ControlStore } from "../../src/storage/ControlStore.js"
+import { ControlStore, REQUEST_LOG_ROWS_PER_INSERT } from "../../src/storage/ControlStore.js"
 import type { StorageBackend } from "./contract.js"
 
 const job = (id: string, createdAt: string) => ({ job_id: id, kind: "ingest", user_id: "alice", payload: `{"id":"${id}"}`, created_at: createdAt })
@@ -169,18 +169,34 @@ export const controlContract = (backend: StorageBackend) =>
         expect(Object.keys((yield* apiKeys.list(true))[0]!)).not.toContain("key_hash")
       })))
 
-    it.effect("the request log keeps the newest rows up to its cap, newest first", () =>
+    it.effect("the request log keeps the newest rows up to its cap, newest first, rows appended in batches", () =>
       run(Effect.gen(function*() {
         const { requestLog } = yield* ControlStore
-        for (let i = 0; i < 5; i++) {
+        const row = (i: number) => {
           const keyId = i % 2 === 0 ? null : `key${i}`
-          yield* requestLog.append({ request_id: `r${i}`, method: "GET", route: "/health", status_code: 200, latency_ms: i, key_name: keyId, key_id: keyId, created_at: `2026-01-01T00:00:0${i}Z` }, 3)
+          return { request_id: `r${i}`, method: "GET", route: "/health", status_code: 200, latency_ms: i, key_name: keyId, key_id: keyId, created_at: `2026-01-01T00:00:0${i}Z` }
         }
+        yield* requestLog.append([row(0), row(1)], 3)
+        yield* requestLog.append([row(2), row(3), row(4)], 3)
         const page = yield* requestLog.page(0, 2)
         expect(page.total).toBe(3)
         expect(page.rows.map((row) => row.request_id)).toEqual(["r4", "r3"])
         expect(page.rows.map((row) => row.key_id)).toEqual([null, "key3"])
         expect((yield* requestLog.page(2, 10)).rows.map((row) => row.request_id)).toEqual(["r2"])
+      })))
+
+    it.effect("a batch of the request log larger than one INSERT's worth is kept whole, in order, up to the cap", () =>
+      run(Effect.gen(function*() {
+        const { requestLog } = yield* ControlStore
+        const count = REQUEST_LOG_ROWS_PER_INSERT * 2 + 7
+        const rows = Array.from({ length: count }, (_, i) => ({
+          request_id: `b${i}`, method: "POST", route: "/v1/search", status_code: 200, latency_ms: 1, key_name: null, key_id: null, created_at: "2026-01-01T00:00:00Z"
+        }))
+        yield* requestLog.append(rows, count - 3)
+        const page = yield* requestLog.page(0, 1000)
+        expect(page.total).toBe(count - 3)
+        expect(page.rows[0]?.request_id).toBe(`b${count - 1}`)
+        expect(page.rows.at(-1)?.request_id).toBe(`b${count - 1000}`)
       })))
 
     it.effect("a fresh control plane has no refused starts and reports its size", () =>

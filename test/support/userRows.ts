@@ -41,7 +41,7 @@ export const userRows = (deployment: Deployment): UserRows =>
   deployment.databaseUrl === null ? sqliteUserRows(deployment.dataRoot) : postgresUserRows(deployment.databaseUrl)
 
 /** The control plane's tables the fixtures reach, with the same columns on both backends. */
-export type ControlTable = "jobs" | "api_keys" | "webhook_queue"
+export type ControlTable = "jobs" | "api_keys" | "webhook_queue" | "request_log"
 
 /**
  * The control plane's rows read and written beside the service, the same on either backend: for

@@ -23,12 +23,13 @@ export class ContextBuilder extends Effect.Service<ContextBuilder>()("Memory/Con
         // A tokenizer that cannot load is a broken installation: a fault, not an answer.
         const { countTokens } = yield* Effect.orDie(tokenizer)
         const rendered = renderWithinBudget(items, request.token_budget, countTokens)
+        // Typed values, checked again as they are encoded: no second validation of every card here.
         return new ContextResponse({
           text: rendered.text,
           citations: rendered.cards.map((card) => card.evidence_id as string),
           evidence: rendered.cards,
           degraded
-        })
+        }, true)
       }).pipe(Effect.withSpan("ContextBuilder.build"))
     return { build } as const
   })

@@ -38,6 +38,8 @@ const nameGrams = (query: string) => {
 
 const VECTOR_CHANNELS = ["fact_events", "raw_turns"] as const
 
+const NO_PROVENANCE = { roles: [], sources: [] } as const
+
 /** How many candidates each leg contributes per hit asked for. */
 const LEG_DEPTH = 3
 /**
@@ -132,7 +134,8 @@ export class Retrieval extends Effect.Service<Retrieval>()("Memory/Retrieval", {
         const legs = recalled.value
         const fused = mergeDuplicates(fuse(rankedLegs(request.query, depth, legs))).slice(0, request.top_k)
         const factIds = fused.flatMap((item) => item.value.kind === "fact" ? [item.value.row.fact_id] : [])
-        const { roles, sources } = yield* store.provenance(request.user_id, factIds)
+        // Turns alone have no provenance to read: no statement for them.
+        const { roles, sources } = factIds.length === 0 ? NO_PROVENANCE : yield* store.provenance(request.user_id, factIds)
         const items = fused.map((item) => {
           const ranking = { routes: item.routes, score: Math.round(item.score * 1e6) / 1e6 }
           if (item.value.kind === "turn") return turnEvidence(item.value.row, ranking)

@@ -40,16 +40,6 @@ interface Reply {
  */
 export const makeCheckpointer = Effect.gen(function*() {
   const driver = createRequire(import.meta.url).resolve("better-sqlite3")
-  const worker = yield* Effect.acquireRelease(
-    Effect.sync(() => {
-      const started = new Worker(WORKER_SOURCE, { eval: true, workerData: { driver } })
-      // Idle, it keeps no process alive.
-      started.unref()
-      return started
-    }),
-    (started) => Effect.promise(() => started.terminate())
-  )
-  const scope = yield* Effect.scope
   const transactions = new Map<string, number>()
   const inFlight = new Map<string, Deferred.Deferred<string | null>>()
   const finish = (filename: string, error: string | null) => {
@@ -65,9 +55,25 @@ export const makeCheckpointer = Effect.gen(function*() {
     stopped ??= reason
     for (const filename of [...inFlight.keys()]) finish(filename, stopped)
   }
-  worker.on("message", (reply: Reply) => finish(reply.filename, reply.error))
-  worker.on("error", (error) => stop(`the checkpoint worker failed: ${error.message}`))
-  worker.on("exit", (code) => stop(`the checkpoint worker exited with code ${code}`))
+  // Started with the first checkpoint due: a thread of its own costs some 14 MiB, which a
+  // process that has written nothing yet does not need.
+  let worker: Worker | undefined
+  const started = () => {
+    if (worker !== undefined) return worker
+    const made = new Worker(WORKER_SOURCE, { eval: true, workerData: { driver } })
+    // Idle, it keeps no process alive.
+    made.unref()
+    made.on("message", (reply: Reply) => finish(reply.filename, reply.error))
+    made.on("error", (error) => stop(`the checkpoint worker failed: ${error.message}`))
+    made.on("exit", (code) => stop(`the checkpoint worker exited with code ${code}`))
+    worker = made
+    return made
+  }
+  yield* Effect.addFinalizer(() =>
+    worker === undefined
+      ? Effect.sync(() => stop("the checkpoint worker exited before any checkpoint was due"))
+      : Effect.promise(() => worker!.terminate()))
+  const scope = yield* Effect.scope
 
   const report = (filename: string, pending: Deferred.Deferred<string | null>) =>
     Effect.flatMap(Deferred.await(pending), (error) =>
@@ -96,11 +102,15 @@ export const makeCheckpointer = Effect.gen(function*() {
         inFlight.set(filename, pending)
         // Posted on the next turn of the event loop: the transaction's response is sent before
         // the message is copied to the worker. A close meanwhile waits for `pending` all the same.
-        yield* Effect.sync(() => setImmediate(() => worker.postMessage(filename)))
+        const thread = started()
+        yield* Effect.sync(() => setImmediate(() => thread.postMessage(filename)))
         yield* Effect.forkIn(report(filename, pending), scope)
       }),
 
     settled,
+
+    /** Whether the worker thread has been started (and not yet stopped). */
+    running: Effect.sync(() => worker !== undefined && stopped === undefined),
 
     /** The store is closing: waits for its running checkpoint, due before its connection closes or its files go, and forgets it. */
     closing: (filename: string) => Effect.ensuring(settled(filename), Effect.sync(() => transactions.delete(filename)))

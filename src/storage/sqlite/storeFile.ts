@@ -11,6 +11,13 @@ import { userStoreMigrations } from "./user/migrations.js"
 
 const STORE_FILE = "store.db"
 
+/**
+ * Each open store's page cache, in KiB. better-sqlite3 builds SQLite with 16 MiB per connection,
+ * which over SERVICE_STORE_CACHE_MAX stores (64) comes to a gigabyte once they have been read
+ * through; pages beyond this cache are read again from the OS's file cache, shared by every store.
+ */
+export const STORE_PAGE_CACHE_KIB = 2048
+
 /** Where a user's store lives: one directory per user under the data root. */
 export const storeDirectory = (dataRoot: string, userId: string) => NodePath.join(dataRoot, userId)
 
@@ -51,6 +58,7 @@ export const openStoreFile = (options: {
       })),
       // Checkpoints run on the checkpointer's thread; one still running is waited for before the connection closes.
       Effect.tap((opened) => opened`PRAGMA wal_autocheckpoint = ${opened.literal(String(FOREGROUND_CHECKPOINT_PAGES))}`),
+      Effect.tap((opened) => opened`PRAGMA cache_size = ${opened.literal(String(-STORE_PAGE_CACHE_KIB))}`),
       // What is deleted or overwritten is zeroed on the page, so that a purge leaves no words in free space.
       Effect.tap((opened) => opened`PRAGMA secure_delete = ON`),
       // A temporary trigger lives with its connection: only a service that delivers fills the

@@ -1,8 +1,9 @@
 import { Effect, Layer } from "effect"
 import type { ApiKeyRow, ClaimedJob, JobLease, JobRow, RequestLogRow } from "../../../domain/records.js"
-import { ControlStore } from "../../ControlStore.js"
+import { ControlStore, REQUEST_LOG_ROWS_PER_INSERT } from "../../ControlStore.js"
 import { scrubbedResults } from "../../forgetting.js"
 import { orUnavailable, PostgresDatabase } from "../database.js"
+import { chunks } from "../../transfer/chunks.js"
 import { WebhookQueue } from "../../webhookQueue.js"
 import { webhookTriggerPresent } from "../webhookTrigger.js"
 
@@ -104,14 +105,16 @@ export const PostgresControlStoreLive = Layer.effect(
         )
       },
       requestLog: {
-        append: (row, keep) =>
-          sql.withTransaction(Effect.gen(function*() {
-            // Written before each response: its commit does not wait for the disk, as SQLite's
-            // does not either. A database crash may lose the last rows, never the users' data.
-            yield* sql`SET LOCAL synchronous_commit = off`
-            yield* sql`WITH added AS (INSERT INTO request_log ${sql.insert({ ...row })} RETURNING id)
-                       DELETE FROM request_log WHERE id <= (SELECT id FROM added) - ${keep}`
-          })).pipe(orUnavailable),
+        append: (rows, keep) => {
+          // Rows older than the newest `keep` would be dropped at once: they are not written. Then
+          // each part's statement drops what its rows push past the cap; a statement does not see
+          // the rows its own WITH adds, but every older row is there.
+          const parts = chunks(rows.slice(-keep), REQUEST_LOG_ROWS_PER_INSERT).map((part) =>
+            sql`WITH added AS (INSERT INTO request_log ${sql.insert(part.map((row) => ({ ...row })))} RETURNING id)
+                DELETE FROM request_log WHERE id <= (SELECT max(id) FROM added) - ${keep}`)
+          // One statement commits by itself; more go in one transaction, so that a retried batch is never half written.
+          return (parts.length === 1 ? parts[0]! : sql.withTransaction(Effect.forEach(parts, (part) => part, { discard: true }))).pipe(Effect.asVoid, orUnavailable)
+        },
         page: (offset, limit) =>
           Effect.all({
             rows: sql<RequestLogRow>`

@@ -1,15 +1,17 @@
 import { Effect } from "effect"
 import type { RequestLogRow } from "../../../domain/records.js"
+import { REQUEST_LOG_ROWS_PER_INSERT } from "../../ControlStore.js"
+import { chunks } from "../../transfer/chunks.js"
 import { ControlDb } from "./ControlDb.js"
 
 /** SQL over the `request_log` table; infrastructure failures are defects. */
 export const RequestLogQueries = Effect.gen(function*() {
   const sql = yield* ControlDb
   return {
-    /** Appends a row and drops the oldest beyond `keep`, in one transaction. */
-    append: (row: RequestLogRow, keep: number) =>
+    /** Appends rows, in their order, and drops the oldest beyond `keep`, in one transaction. */
+    append: (rows: ReadonlyArray<RequestLogRow>, keep: number) =>
       sql.withTransaction(Effect.gen(function*() {
-        yield* sql`INSERT INTO request_log ${sql.insert({ ...row })}`
+        for (const chunk of chunks(rows, REQUEST_LOG_ROWS_PER_INSERT)) yield* sql`INSERT INTO request_log ${sql.insert(chunk.map((row) => ({ ...row })))}`
         yield* sql`DELETE FROM request_log WHERE id <= (SELECT max(id) FROM request_log) - ${keep}`
       })).pipe(Effect.orDie),
 
