@@ -23,6 +23,10 @@ export class ConfigView extends Schema.Class<ConfigView>("ConfigView")({
   embed_provider: Schema.NullOr(Schema.String),
   embed_model: Schema.NullOr(Schema.String),
   embed_dimensions: Schema.NullOr(Schema.Int),
+  /** The local model's state with the local provider; null with the others. */
+  embed_state: Schema.NullOr(Schema.Literal("ready", "model_missing", "model_unloadable")),
+  /** Why no embedder runs, and what to do about it; null while one runs. */
+  embed_unavailable: Schema.NullOr(Schema.String),
   cors_origins: Schema.Array(Schema.String),
   allow_purge: Schema.Boolean,
   max_body_bytes: Schema.Int,
