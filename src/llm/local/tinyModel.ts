@@ -1,3 +1,4 @@
+import { seededRandom } from "../../util/seededRandom.js"
 import { type Graph, type GraphNode, FLOAT, type Initializer, INT64, modelBytes } from "./onnxGraph.js"
 
 /**
@@ -32,20 +33,8 @@ export const tinyVocabulary = (): ReadonlyArray<string> => [
   ...new Set([...SPECIAL, ...PUNCTUATION, ...CHARACTERS, ...CHARACTERS.map((c) => `##${c}`), ...WORDS, ...SUFFIXES])
 ]
 
-/** A seeded generator (mulberry32), so that the same shape gives the same weights. */
-const random = (seed: number) => {
-  let state = seed >>> 0
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0
-    let t = state
-    t = Math.imul(t ^ (t >>> 15), t | 1)
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61)
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296
-  }
-}
-
 const tinyGraph = (shape: TinyModelShape, vocabSize: number): Graph => {
-  const next = random(shape.seed)
+  const next = seededRandom(shape.seed)
   const h = shape.hidden
   const ffn = h * 2
   const initializers: Array<Initializer> = []
