@@ -3,9 +3,10 @@ import { defineConfig } from "vitest/config"
 export default defineConfig({
   test: {
     include: ["test/**/*.test.ts"],
-    // The console's build, which the server serves at /console, made before any test runs; a
-    // throwaway PostgreSQL cluster for the PostgreSQL backend's suites.
-    globalSetup: ["test/support/consoleBuild.ts", "test/support/postgresCluster.ts"],
+    // The build the suites start (the bundles, and the console the server serves at /console),
+    // made before any test runs when stale; a throwaway PostgreSQL cluster for the PostgreSQL
+    // backend's suites.
+    globalSetup: ["test/support/build.ts", "test/support/postgresCluster.ts"],
     testTimeout: 30_000,
     hookTimeout: 30_000,
     // Several suites start real server processes; two cores are shared between them.

@@ -33,6 +33,8 @@ import { defineConfig } from "vitest/config"
 export default defineConfig({
   test: {
     include: [
+      "test/adapters/aiSdk.test.ts",
+      "test/adapters/langchain.test.ts",
       "test/adminKeys.test.ts",
       "test/adminStats.test.ts",
       "test/answer.test.ts",
@@ -45,6 +47,7 @@ export default defineConfig({
       "test/cors.test.ts",
       "test/deleteMemory.test.ts",
       "test/deleteUser.test.ts",
+      "test/docsRun.test.ts",
       "test/dream.test.ts",
       "test/errors.test.ts",
       "test/extraction.test.ts",
@@ -62,6 +65,7 @@ export default defineConfig({
       "test/memoryReads.test.ts",
       "test/modelsPull.test.ts",
       "test/openapi.test.ts",
+      "test/openapiReference.test.ts",
       "test/portability.test.ts",
       "test/requestLog.test.ts",
       "test/reembedding.test.ts",
@@ -75,7 +79,7 @@ export default defineConfig({
       "test/webhooks.test.ts"
     ],
     env: { MEMORY_TEST_BACKEND: "postgres" },
-    globalSetup: ["test/support/consoleBuild.ts", "test/support/postgresCluster.ts"],
+    globalSetup: ["test/support/build.ts", "test/support/postgresCluster.ts"],
     // Every server here shares one PostgreSQL cluster with the suites' real processes (forgetting's
     // SIGKILL rounds among them) on the same cores: 60 s before a case or hook counts as hung.
     testTimeout: 60_000,

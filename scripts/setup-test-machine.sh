@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Installs what the tests need beyond npm's packages, from Debian's packages: Chromium for the
-# console's browser tests, and PostgreSQL 15 with pgvector for the PostgreSQL backend. pgvector
-# has no binary package in this release: it is built from the next release's source package.
+# console's browser tests, PostgreSQL 15 with pgvector for the PostgreSQL backend, and curl and jq
+# for the documentation's examples. pgvector has no binary package in this release: it is built
+# from the next release's source package.
 # Safe to run again: what is already installed is left as it is.
 set -euo pipefail
 
@@ -18,6 +19,9 @@ as_root() {
 missing=()
 [ -x /usr/bin/chromium ] || missing+=(chromium)
 [ -x "$PG_BIN/initdb" ] || missing+=(postgresql-15)
+# The documentation's examples, which the tests run, call the service with curl and read ids with jq.
+command -v curl >/dev/null || missing+=(curl)
+command -v jq >/dev/null || missing+=(jq)
 # Building pgvector takes the server's headers and a compiler; nothing else does.
 if [ ! -f "$VECTOR_CONTROL" ]; then
   [ -f /usr/include/postgresql/15/server/postgres.h ] || missing+=(postgresql-server-dev-15)

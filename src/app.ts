@@ -24,9 +24,10 @@ import { RequestMetrics } from "./services/observability/RequestMetrics.js"
 import { Retrieval } from "./services/recall/Retrieval.js"
 import { Jobs } from "./services/jobs/Jobs.js"
 import { TracingLive } from "./services/observability/Tracing.js"
-import { postgresStorage } from "./storage/postgres/PostgresStorage.js"
 import { SqliteStorageLive } from "./storage/sqlite/SqliteStorage.js"
 import { PortAvailableLive } from "./startup/portAvailable.js"
+import { moduleUnavailable } from "./startup/StartupError.js"
+import { lazyModule } from "./util/lazyModule.js"
 import { WebhookCounters } from "./services/webhooks/WebhookCounters.js"
 import { Webhooks } from "./services/webhooks/Webhooks.js"
 
@@ -50,12 +51,19 @@ const AuthWarningLive = Layer.effectDiscard(
       : Effect.void)
 )
 
+/** The PostgreSQL backend and its driver, loaded only when the configuration names a database. */
+const postgresBackend = lazyModule("PostgreSQL storage", () => import("./storage/postgres/PostgresStorage.js"))
+
 /** The storage backend behind both ports: PostgreSQL when SERVICE_DATABASE_URL is set, else the embedded SQLite under SERVICE_DATA_ROOT. */
 const StorageLive = Layer.unwrapEffect(
-  Effect.map(AppConfig, (config) =>
+  Effect.flatMap(AppConfig, (config) =>
     Option.match(config.database, {
-      onNone: () => SqliteStorageLive,
-      onSome: (database) => postgresStorage({ ...database, webhookSwitch: config.webhookSwitch })
+      onNone: () => Effect.succeed(SqliteStorageLive),
+      onSome: (database) =>
+        postgresBackend.pipe(
+          Effect.map(({ postgresStorage }) => postgresStorage({ ...database, webhookSwitch: config.webhookSwitch })),
+          Effect.mapError(moduleUnavailable)
+        )
     }))
 )
 

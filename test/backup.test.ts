@@ -118,7 +118,7 @@ describe("backup, verify and restore of the embedded backend (real processes)", 
     try {
       for (let i = 0; i < users.length; i += 8) await Promise.all(users.slice(i, i + 8).map((userId) => ingestSession(server.port, userId, 0)))
       const backup = NodePath.join(tempDataRoot(), "backup")
-      const child = spawn(process.execPath, ["--import", "tsx", "src/cli/main.ts", "backup", "--to", backup, "--data-root", dataRoot], {
+      const child = spawn(process.execPath, ["dist/cli/main.js", "backup", "--to", backup, "--data-root", dataRoot], {
         cwd: ROOT,
         env: { PATH: process.env.PATH ?? "", HOME: process.env.HOME ?? "/tmp" },
         stdio: "ignore"

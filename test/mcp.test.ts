@@ -40,7 +40,7 @@ const stdioClient = (env: Record<string, string>) =>
     Effect.promise(async (): Promise<Connected> => {
       const transport = new StdioClientTransport({
         command: process.execPath,
-        args: ["--import", "tsx", NodePath.join(ROOT, "src/mcp/main.ts")],
+        args: [NodePath.join(ROOT, "dist/mcp/main.js")],
         cwd: ROOT,
         env: { ...getDefaultEnvironment(), ...env },
         stderr: "pipe"

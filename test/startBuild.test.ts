@@ -35,4 +35,16 @@ describe("npm start builds only when the build is stale", () => {
     NodeFs.rmSync(NodePath.join(again.root, "console/dist/index.html"))
     expect(staleReason(again.root)).toBe("console/dist/index.html is missing")
   })
+
+  it("the bundles' inputs count: a changed build script or lockfile, or a missing bundle, makes it stale", () => {
+    const script = packageRoot(1_000, 2_000)
+    script.write("scripts/build/bundle.mjs", 3_000)
+    expect(staleReason(script.root)).toBe("scripts/build changed since the last build")
+    const lock = packageRoot(1_000, 2_000)
+    lock.write("package-lock.json", 3_000)
+    expect(staleReason(lock.root)).toBe("package-lock.json changed since the last build")
+    const bundle = packageRoot(1_000, 2_000)
+    NodeFs.rmSync(NodePath.join(bundle.root, "dist/mcp/main.js"))
+    expect(staleReason(bundle.root)).toBe("dist/mcp/main.js is missing")
+  })
 })

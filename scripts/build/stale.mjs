@@ -1,13 +1,14 @@
-// Whether the build (dist/ and console/dist/) is older than what it is built from. Plain
-// JavaScript, so that `npm start` asks it without loading a TypeScript runner.
+// Whether the build (the bundles and the client under dist/, console/dist/) is older than what it
+// is built from, the build's own scripts included. Plain JavaScript, so that `npm start` asks it
+// without loading a TypeScript runner.
 import * as NodeFs from "node:fs"
 import * as NodePath from "node:path"
 
 /** What the build is made from, relative to the package's root. */
-export const BUILD_INPUTS = ["src", "console/src", "console/index.html", "console/vite.config.ts", "tsconfig.json", "tsconfig.build.json", "package-lock.json"]
+export const BUILD_INPUTS = ["src", "console/src", "console/index.html", "console/vite.config.ts", "tsconfig.json", "tsconfig.build.json", "package-lock.json", "scripts/build"]
 
 /** What the build leaves, relative to the package's root: each must be there and newer than every input. */
-export const BUILD_OUTPUTS = ["dist/main.js", "dist/cli/main.js", "console/dist/index.html"]
+export const BUILD_OUTPUTS = ["dist/main.js", "dist/cli/main.js", "dist/mcp/main.js", "dist/client/index.js", "dist/adapters/ai-sdk/index.js", "dist/adapters/langchain/index.js", "dist/adapters/openai-agents/index.js", "console/dist/index.html"]
 
 /** The newest file's time under a path (a folder's own time aside: an editor touches it on its own). */
 const newest = (path) => {

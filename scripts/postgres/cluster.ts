@@ -1,9 +1,9 @@
 import { execFile, execFileSync } from "node:child_process"
 import * as NodeCrypto from "node:crypto"
 import * as NodeFs from "node:fs"
-import * as NodeNet from "node:net"
 import * as NodeOs from "node:os"
 import * as NodePath from "node:path"
+import { freePort } from "../freePort.js"
 import Pg from "pg"
 
 export const PG_BIN = "/usr/lib/postgresql/15/bin"
@@ -22,16 +22,6 @@ export interface Cluster {
   readonly halt: () => Promise<void>
   readonly start: () => Promise<void>
 }
-
-const freePort = () =>
-  new Promise<number>((resolve, reject) => {
-    const server = NodeNet.createServer()
-    server.once("error", reject)
-    server.listen(0, "127.0.0.1", () => {
-      const address = server.address()
-      server.close(() => typeof address === "object" && address !== null ? resolve(address.port) : reject(new Error("no port")))
-    })
-  })
 
 /** initdb refuses to run as root: as root, the cluster is the postgres user's. */
 const ownerCommand = (command: string, args: ReadonlyArray<string>): [string, Array<string>] =>

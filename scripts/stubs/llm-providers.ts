@@ -5,16 +5,19 @@
  * prompt tokens are the words of system + user, completion tokens the words of the reply, and a
  * system text seen before counts as read from the prompt cache. A reply longer than the request's
  * output-token limit is cut there and says so, as the providers do (Gemini's thinking tokens count
- * against the limit). Tests inject failures, malformed or empty replies and hanging requests, and
- * read back every request received.
+ * against the limit). The OpenAI stub also plays a tool-calling model for agent frameworks, in
+ * Chat Completions and in the Responses API (./agent.ts). Tests inject failures, malformed or
+ * empty replies and hanging requests, and read back every request received.
  *
  * Run it: npx tsx scripts/stubs/llm-providers.ts <openai|anthropic|gemini|ollama> [port]
  */
 import { Buffer } from "node:buffer"
 import * as NodeHttp from "node:http"
 import type { AddressInfo } from "node:net"
+import { agentRespond, type StubAgentRequest, type StubAgentTurn } from "./agent.js"
 import { respond as brainRespond } from "./brain.js"
 import { stubEmbedding } from "./embedding.js"
+import { type AgentCall, agentReply, chatCompletionsStream, readChatCompletions, readResponses } from "./openai-agent.js"
 
 export const STUB_PROVIDERS = ["openai", "anthropic", "gemini", "ollama"] as const
 export type StubProviderName = (typeof STUB_PROVIDERS)[number]
@@ -37,6 +40,11 @@ export interface ProviderStubOptions {
   readonly embedDelayMs?: number
   /** The reply's JSON value (default: the brain). */
   readonly respond?: (request: StubChat) => unknown
+  /**
+   * The turn of a tool-calling model (OpenAI only: Chat Completions without structured output,
+   * and the Responses API), default: the stub's agent (./agent.ts).
+   */
+  readonly agent?: (request: StubAgentRequest) => StubAgentTurn
 }
 
 export interface StubRequest {
@@ -98,7 +106,7 @@ interface Usage {
   readonly thoughts: number
 }
 
-type Route = { readonly kind: "chat" | "embed" | "embedOne"; readonly model: string }
+type Route = { readonly kind: "chat" | "responses" | "embed" | "embedOne"; readonly model: string }
 
 /** An injected error: the status, the provider's error type (its usual one for the status when absent), and a wait to ask for. */
 interface Failure {
@@ -125,6 +133,8 @@ interface Dialect {
   /** `reply` undefined: the provider's way of sending no content; `cutOff`: the reply stopped at the output limit. */
   readonly chatReply: (model: string, reply: string | undefined, usage: Usage, cutOff: boolean) => unknown
   readonly embed?: (body: Json, route: Route, dimensions: number) => unknown
+  /** A tool-calling model's call, when the provider's format has one and the request is one. */
+  readonly agent?: (body: Json, route: Route) => AgentCall | undefined
 }
 
 /** OpenAI and Anthropic refuse schemas their strict mode cannot enforce; so does the stub. */
@@ -174,7 +184,13 @@ const numberOr = (value: unknown) => typeof value === "number" ? value : undefin
 const openai: Dialect = {
   url: (port) => `http://127.0.0.1:${port}/v1`,
   route: (path) =>
-    path === "/v1/chat/completions" ? { kind: "chat", model: "" } : path === "/v1/embeddings" ? { kind: "embed", model: "" } : undefined,
+    path === "/v1/chat/completions"
+      ? { kind: "chat", model: "" }
+      : path === "/v1/responses"
+      ? { kind: "responses", model: "" }
+      : path === "/v1/embeddings"
+      ? { kind: "embed", model: "" }
+      : undefined,
   authProblem: (headers) =>
     missingKey(/^Bearer \S+$/.test(headers.authorization ?? ""), 401, "You didn't provide an API key (Authorization: Bearer)."),
   errorBody: ({ status, code }, message) => ({
@@ -233,7 +249,8 @@ const openai: Dialect = {
       data: inputs.map((input, index) => ({ object: "embedding", index, embedding: encode(stubEmbedding(input, size)) })),
       usage: { prompt_tokens: inputs.reduce((sum, input) => sum + words(input), 0), total_tokens: inputs.reduce((sum, input) => sum + words(input), 0) }
     }
-  }
+  },
+  agent: (body, route) => route.kind === "responses" ? readResponses(body) : readChatCompletions(body)
 }
 
 const anthropic: Dialect = {
@@ -392,6 +409,7 @@ export const startProviderStub = (options: ProviderStubOptions): Promise<Provide
   new Promise((resolve, reject) => {
     const dialect = DIALECTS[options.provider]
     const respond = options.respond ?? brainRespond
+    const agent = options.agent ?? agentRespond
     const dimensions = options.dimensions ?? 512
     let delayMs = options.delayMs ?? 0
     let embedDelayMs = options.embedDelayMs ?? 0
@@ -421,10 +439,11 @@ export const startProviderStub = (options: ProviderStubOptions): Promise<Provide
       const refuse = (status: number, message: string) => send(status, dialect.errorBody({ status }, message))
 
       const route = request.method === "POST" ? dialect.route(path) : undefined
-      if (route === undefined || (route.kind !== "chat" && dialect.embed === undefined)) {
+      const chatLike = route?.kind === "chat" || route?.kind === "responses"
+      if (route === undefined || (!chatLike && dialect.embed === undefined) || (route.kind === "responses" && dialect.agent === undefined)) {
         return refuse(404, `this ${options.provider} stub does not serve ${request.method} ${path}`)
       }
-      if (route.kind === "chat") chats++
+      if (chatLike) chats++
       const auth = dialect.authProblem(headers)
       if (auth !== undefined) return refuse(auth.status, auth.message)
       if (!isJson(body)) return refuse(400, "the request body must be a JSON object")
@@ -436,7 +455,16 @@ export const startProviderStub = (options: ProviderStubOptions): Promise<Provide
       if (failure !== undefined) {
         return send(failure.status, dialect.errorBody(failure, `stub-injected failure for key ${keyHint(headers)}`), dialect.errorHeaders(failure))
       }
-      if (route.kind !== "chat") {
+      const agentCall = chatLike ? dialect.agent?.(body, route) : undefined
+      if (agentCall !== undefined) {
+        if (body.stream === true) {
+          if (agentCall.api !== "chat") return refuse(400, "this stub streams Chat Completions only: ask the Responses API with stream false")
+          const events = chatCompletionsStream(agentCall, agent(agentCall.request), record(body.stream_options).include_usage === true)
+          return after(delayMs, () => response.writeHead(200, { "content-type": "text/event-stream" }).end(events))
+        }
+        return after(delayMs, () => send(200, agentReply(agentCall, agent(agentCall.request))))
+      }
+      if (route.kind === "embed" || route.kind === "embedOne") {
         const reply = dialect.embed!(body, route, dimensions)
         if (typeof reply === "string") return refuse(400, reply)
         return after(embedDelayMs, () => send(200, reply))

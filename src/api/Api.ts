@@ -14,6 +14,14 @@ import { PortabilityApi } from "./PortabilityApi.js"
 import { RetrievalApi } from "./RetrievalApi.js"
 import { documentValidationErrors } from "./openapi.js"
 
+const API_DESCRIPTION = [
+  "Per-user memory for conversational agents: ingest conversations, recall with no LLM call (search and a prompt-ready context block), answers with citations, corrections that supersede with an audit trail, and forgetting.",
+  "",
+  "Every route but /health, /docs and /openapi.json needs the API key, as `Authorization: Bearer <key>` or `X-API-Key: <key>`. Every error has the body `{code, message, details}`, `code` stable for matching.",
+  "",
+  "The same memory is served to agents over MCP (Model Context Protocol, streamable HTTP) at `/mcp`, behind the same key: see docs/mcp.md."
+].join("\n")
+
 /** The whole HTTP contract: routing, the OpenAPI document and the typed client derive from it. */
 export class MemoryApi extends HttpApi.make("memory-service")
   .add(HealthApi)
@@ -33,6 +41,6 @@ export class MemoryApi extends HttpApi.make("memory-service")
   .annotateContext(OpenApi.annotations({
     title: "Memory service",
     version: SERVICE_VERSION,
-    description: "Per-user memory for conversational agents: ingest, LLM-free recall, corrections with an audit trail.",
+    description: API_DESCRIPTION,
     transform: documentValidationErrors
   })) {}

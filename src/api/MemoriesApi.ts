@@ -14,26 +14,37 @@ import {
   StoreUnavailableWire,
   UnprocessableWire
 } from "./errors.js"
-import { boundedText, Content, Text } from "./text.js"
-import { forbidExtra, pagingParams, QueryBoolean } from "./validation.js"
+import {
+  asyncMode,
+  JsonObject,
+  limitParam,
+  localTime,
+  MemoryIdField,
+  offsetParam,
+  PageFields,
+  scopeKey,
+  scopeKeyParam,
+  scopeStamp,
+  UserId,
+  UserIdEcho
+} from "./fields.js"
+import { Content, Text } from "./text.js"
+import { forbidExtra, QueryBoolean } from "./validation.js"
 
 export const Role = Schema.Literal("user", "assistant", "system")
 
 export const Message = Schema.Struct({
-  role: Schema.optionalWith(Role, { default: () => "user" as const }),
-  content: Content
-}).annotations(forbidExtra)
-
-const scopeKeyDescription = (key: string) =>
-  `Scope key: narrows to what is stamped with this ${key} or with none ("" means unset), so a memory stamped with another is 404, left out and never changed; a write stamps it on what it stores. Routes acting on a whole user or on entity profiles refuse it (501 not_implemented). See docs/scope.md.`
-
-const scopeKeyValue = Text.pipe(Schema.maxLength(128))
-const scopeKey = (key: string) => Schema.optional(Schema.NullOr(scopeKeyValue).annotations({ description: scopeKeyDescription(key) }))
-const scopeKeyParam = (key: string) => Schema.optional(scopeKeyValue.annotations({ description: scopeKeyDescription(key) }))
+  role: Schema.optionalWith(Role.annotations({ description: "Who said it: user (default), assistant or system." }), {
+    default: () => "user" as const
+  }),
+  content: Content.annotations({
+    description: "What was said, at most 512 KiB of UTF-8, without NUL or lone surrogates. An empty turn is skipped."
+  })
+}).annotations({ ...forbidExtra, description: "One turn of a conversation." })
 
 /** The scope every request carries: a user, optionally narrowed to an agent, run or project. */
 export const ScopeFields = {
-  user_id: boundedText(1, 128),
+  user_id: UserId,
   agent_id: scopeKey("agent_id"),
   run_id: scopeKey("run_id"),
   project_id: scopeKey("project_id")
@@ -47,10 +58,10 @@ export const ScopeKeysQuery = {
 }
 
 /** The scope as query parameters (GET and DELETE routes). */
-export const ScopeQuery = { user_id: boundedText(1, 128), ...ScopeKeysQuery }
+export const ScopeQuery = { user_id: UserId, ...ScopeKeysQuery }
 
 /** A memory's id in a path. */
-const MemoryIdPath = Schema.Struct({ memory_id: Text })
+const MemoryIdPath = Schema.Struct({ memory_id: Text.annotations({ description: "The memory's id (fact_<uuid>), as list, search or an ingest's job gave it." }) })
 
 /**
  * A session's id, as the client chooses it. Its length is bounded because it is part of keys
@@ -59,54 +70,96 @@ const MemoryIdPath = Schema.Struct({ memory_id: Text })
  */
 export const SessionId = Text.pipe(Schema.maxLength(512))
 
-export const SessionTime = Schema.NullOr(Schema.Union(Text, Schema.Number))
+const sessionIdField = Schema.optional(Schema.NullOr(SessionId).annotations({
+  description: "Groups turns into one conversation, at most 512 characters; absent or null: a new 32-hex id. A session sent in several requests continues its turn positions."
+}))
+
+export const SessionTime = Schema.NullOr(Schema.Union(Text, Schema.Number)).annotations({
+  description: "When the conversation happened, the anchor of its relative dates (\"last week\"): ISO-8601 full or partial (kept at its precision), epoch seconds, \"YYYY/MM/DD (Weekday) HH:MM\" or \"1:56 pm on 8 May, 2023\". Absent or null: now. Anything else is 400 ingest_failed."
+})
+
+const Messages = Schema.Array(Message).pipe(Schema.minItems(1)).annotations({
+  description: "The conversation's turns, in order: at least one."
+})
+
+const infer = Schema.optionalWith(
+  Schema.Boolean.annotations({
+    description: "true (default) extracts facts with the configured LLM and reconciles them with current memories (400 config_invalid without one); false stores the turns verbatim, extracts nothing and needs no LLM."
+  }),
+  { default: () => true }
+)
 
 export const AddMemoriesRequest = Schema.Struct({
   ...ScopeFields,
-  messages: Schema.Array(Message).pipe(Schema.minItems(1)),
-  session_id: Schema.optional(Schema.NullOr(SessionId)),
+  messages: Messages,
+  session_id: sessionIdField,
   session_time: Schema.optional(SessionTime),
-  infer: Schema.optionalWith(Schema.Boolean, { default: () => true }),
-  async_mode: Schema.optionalWith(Schema.Boolean, { default: () => true })
-}).annotations(forbidExtra)
+  infer,
+  async_mode: asyncMode(true)
+}).annotations({
+  ...forbidExtra,
+  examples: [{
+    user_id: "alice",
+    agent_id: "travel-assistant",
+    messages: [
+      { role: "user", content: "I moved to Lisbon in March, and I start at the new office on Monday." },
+      { role: "assistant", content: "Congratulations! How are you finding Lisbon so far?" }
+    ],
+    session_id: "trip-2024-03",
+    session_time: "2024-03-05T18:30",
+    infer: false,
+    async_mode: false
+  }]
+})
 export type AddMemoriesRequest = typeof AddMemoriesRequest.Type
 
+/** The session a write went into, given or generated. */
+const WrittenSessionId = Schema.String.annotations({ description: "The session the turns were written to: the one given, or the id generated for it." })
+
 export class AddMemoriesResult extends Schema.Class<AddMemoriesResult>("AddMemoriesResult")({
-  session_id: Schema.String,
-  facts_extracted: Schema.Int,
-  spans_written: Schema.Int,
-  turns_written: Schema.Int
-}) {}
+  session_id: WrittenSessionId,
+  facts_extracted: Schema.Int.annotations({ description: "Facts extracted from the turns, each added, superseding a current memory or merged into one it repeats; 0 with infer false." }),
+  spans_written: Schema.Int.annotations({ description: "Source spans written: one per non-empty turn." }),
+  turns_written: Schema.Int.annotations({ description: "Non-empty turns written." })
+}, { description: "What a synchronous ingest wrote." }) {}
 
 export class JobAccepted extends Schema.Class<JobAccepted>("JobAccepted")({
-  job_id: Schema.String,
-  status: Schema.Literal("pending"),
-  session_id: Schema.String
-}) {}
+  job_id: Schema.String.annotations({ description: "The job to poll at GET /v1/jobs/{job_id} (32 hex characters)." }),
+  status: Schema.Literal("pending").annotations({ description: "Always pending: the job is stored and waiting to run." }),
+  session_id: Schema.String.annotations({ description: "The session the turns will be written to; \"\" for a batch, whose sessions are in the job's result." })
+}, { description: "An ingest accepted as a job: the request was validated and its user's store opened before this answer." }) {}
 
 export class Memory extends Schema.Class<Memory>("Memory")({
-  id: Schema.String,
-  user_id: Schema.String,
-  agent_id: Schema.NullOr(Schema.String),
-  run_id: Schema.NullOr(Schema.String),
-  project_id: Schema.NullOr(Schema.String),
-  content: Schema.String,
-  kind: Schema.NullOr(Schema.String),
-  status: Schema.NullOr(Schema.String),
-  session_id: Schema.NullOr(Schema.String),
-  occurred_at: Schema.NullOr(Schema.String),
-  valid_from: Schema.NullOr(Schema.String),
-  valid_until: Schema.NullOr(Schema.String),
-  confidence: Schema.NullOr(Schema.Number),
-  metadata: Schema.Record({ key: Schema.String, value: Schema.Unknown })
-}) {}
+  id: MemoryIdField("The memory's id"),
+  user_id: UserIdEcho,
+  agent_id: scopeStamp("agent_id"),
+  run_id: scopeStamp("run_id"),
+  project_id: scopeStamp("project_id"),
+  content: Schema.String.annotations({
+    description: "The memory's statement: one self-contained fact as extracted, or a correction's text as given when no LLM is configured."
+  }),
+  kind: Schema.NullOr(Schema.String).annotations({
+    description: "What the memory is: fact, event, state or preference (these two may change over time), or profile (an entity's summary, written by dream)."
+  }),
+  status: Schema.NullOr(Schema.String).annotations({
+    description: "active (the current version) or superseded (a newer version replaced it, see valid_until); archived memories are not shown."
+  }),
+  session_id: Schema.NullOr(Schema.String).annotations({ description: "The session of the memory's first source turn; null when it has none." }),
+  occurred_at: localTime("When what it states happened or became true"),
+  valid_from: localTime("From when it holds: occurred_at, else the session's time"),
+  valid_until: localTime("Until when it held: set when a newer version superseded it, to when that one became true (its date, else its session's time); null while current"),
+  confidence: Schema.NullOr(Schema.Number).annotations({ description: "How sure extraction was that it holds, 0–1; null when none was given." }),
+  metadata: JsonObject(
+    "What was recorded with the memory, free-form: e.g. support_text (the words of its source), predicate_canonical, time_precision (year, month, day or minute), time_source, scope; for a profile profile_of, citations and sources."
+  )
+}, { description: "A memory: one fact about the user, with its validity and provenance." }) {}
 
 /** One session of a batch: the fields of a single add that describe a conversation. */
 export const BatchSession = Schema.Struct({
-  messages: Schema.Array(Message).pipe(Schema.minItems(1)),
-  session_id: Schema.optional(Schema.NullOr(SessionId)),
+  messages: Messages,
+  session_id: sessionIdField,
   session_time: Schema.optional(SessionTime)
-}).annotations(forbidExtra)
+}).annotations({ ...forbidExtra, description: "One conversation of a batch, ingested on its own." })
 export type BatchSession = typeof BatchSession.Type
 
 export const BATCH_MAX_SESSIONS = 500
@@ -117,71 +170,105 @@ export const BatchAddRequest = Schema.Struct({
   sessions: Schema.Array(Schema.Unknown.annotations({ jsonSchema: JSONSchema.make(BatchSession) })).pipe(
     Schema.minItems(1),
     Schema.maxItems(BATCH_MAX_SESSIONS)
-  ),
-  infer: Schema.optionalWith(Schema.Boolean, { default: () => true }),
-  async_mode: Schema.optionalWith(Schema.Boolean, { default: () => true })
-}).annotations(forbidExtra)
+  ).annotations({
+    description: `The conversations, 1–${BATCH_MAX_SESSIONS}. Each is validated and ingested on its own: a malformed one fails as its item of the report, not the whole batch.`
+  }),
+  infer,
+  async_mode: asyncMode(true)
+}).annotations({
+  ...forbidExtra,
+  examples: [{
+    user_id: "alice",
+    sessions: [
+      { session_id: "s1", session_time: "2024-03-05", messages: [{ role: "user", content: "I moved to Lisbon last week." }] },
+      {
+        session_id: "s2",
+        session_time: "2024-04-12",
+        messages: [
+          { role: "user", content: "My sister Ana is visiting in May." },
+          { role: "assistant", content: "Lovely, will she stay with you?" }
+        ]
+      }
+    ],
+    infer: false,
+    async_mode: false
+  }]
+})
 export type BatchAddRequest = typeof BatchAddRequest.Type
 
 export class BatchItemResult extends Schema.Class<BatchItemResult>("BatchItemResult")({
-  index: Schema.Int,
-  ok: Schema.Boolean,
-  session_id: Schema.NullOr(Schema.String),
-  facts_extracted: Schema.Int,
-  /** `"<code>: <message>"` when the session failed. */
-  error: Schema.NullOr(Schema.String)
-}) {}
+  index: Schema.Int.annotations({ description: "The session's position in the request's sessions, from 0." }),
+  ok: Schema.Boolean.annotations({ description: "Whether the session was ingested." }),
+  session_id: Schema.NullOr(Schema.String).annotations({ description: "The session written; null when the session failed." }),
+  facts_extracted: Schema.Int.annotations({ description: "Facts extracted from the session; 0 when it failed or with infer false." }),
+  error: Schema.NullOr(Schema.String).annotations({ description: "Why the session failed, as \"<code>: <message>\"; null when ok." })
+}, { description: "What became of one session of a batch." }) {}
 
 export class BatchAddResult extends Schema.Class<BatchAddResult>("BatchAddResult")({
-  succeeded: Schema.Int,
-  failed: Schema.Int,
-  results: Schema.Array(BatchItemResult)
-}) {}
+  succeeded: Schema.Int.annotations({ description: "Sessions ingested." }),
+  failed: Schema.Int.annotations({ description: "Sessions that failed, each with its error in results." }),
+  results: Schema.Array(BatchItemResult).annotations({ description: "One item per session, in the request's order." })
+}, { description: "The per-session report of a batch." }) {}
 
 export class MemoryList extends Schema.Class<MemoryList>("MemoryList")({
-  memories: Schema.Array(Memory),
-  total: Schema.Int,
-  offset: Schema.Int,
-  limit: Schema.Int
-}) {}
+  memories: Schema.Array(Memory).annotations({ description: "The page's memories, oldest first." }),
+  ...PageFields
+}, { description: "A page of a user's current memories." }) {}
 
-export const ListMemoriesQuery = Schema.Struct({ ...ScopeQuery, ...pagingParams(500) })
+export const ListMemoriesQuery = Schema.Struct({ ...ScopeQuery, offset: offsetParam, limit: limitParam(500, 50) })
 
 /** The query of both deletes: the scope, and `purge` (off by default: archive). */
-const DeleteQuery = Schema.Struct({ ...ScopeQuery, purge: Schema.optionalWith(QueryBoolean, { default: () => false }) })
+const DeleteQuery = Schema.Struct({
+  ...ScopeQuery,
+  purge: Schema.optionalWith(
+    QueryBoolean.annotations({
+      description: "false (default) archives; true erases for good, only when SERVICE_ALLOW_PURGE is on (else 403 forbidden, and nothing changes). Read as true/1/yes/on/t/y or false/0/no/off/f/n, any case."
+    }),
+    { default: () => false }
+  )
+})
 
 export class DeleteResult extends Schema.Class<DeleteResult>("DeleteResult")({
-  id: Schema.String,
-  deleted: Schema.Boolean,
-  already_deleted: Schema.Boolean,
-  purged: Schema.Boolean,
+  id: Schema.String.annotations({ description: "The id from the path, echoed." }),
+  deleted: Schema.Boolean.annotations({ description: "Whether a memory by that id exists (archived now or earlier, or purged); false for an unknown id." }),
+  already_deleted: Schema.Boolean.annotations({ description: "Archive only: the memory was archived before and nothing was written. Always false with purge." }),
+  purged: Schema.Boolean.annotations({ description: "Whether purge=true was honoured (even for an unknown id)." }),
   cascaded: Schema.Record({ key: Schema.String, value: Schema.Int }).annotations({
     description: "Archive: {}. Purge: counts of what went with the memory: vectors, fact_entity_roles, fact_edges, fact_sources, versions (the memory rows erased: the memory, the versions it superseded, the profiles citing them), turns_redacted, and under the reference service's names fact_events (= versions) and chroma_vectors (= vectors); all 0 for an unknown id."
   })
-}) {}
+}, { description: "What a delete did." }) {}
 
 export const UpdateMemoryRequest = Schema.Struct({
   ...ScopeFields,
-  content: Content.pipe(Schema.minLength(1)),
-  session_id: Schema.optional(Schema.NullOr(SessionId)),
+  content: Content.pipe(Schema.minLength(1)).annotations({
+    description: "The corrected statement, kept as a one-turn user session that becomes the new version's source; text that is only blank is 422 unprocessable."
+  }),
+  session_id: sessionIdField,
   session_time: Schema.optional(SessionTime)
-}).annotations(forbidExtra)
+}).annotations({
+  ...forbidExtra,
+  examples: [{ user_id: "alice", content: "Alice lives in Lisbon, not Porto.", session_time: "2024-06-01" }]
+})
 export type UpdateMemoryRequest = typeof UpdateMemoryRequest.Type
 
 export class UpdateResult extends Schema.Class<UpdateResult>("UpdateResult")({
-  memory: Memory,
-  superseded_id: Schema.String,
-  valid_until: Schema.NullOr(Schema.String)
-}) {}
+  memory: Memory.annotations({ description: "The new version, now current." }),
+  superseded_id: MemoryIdField("The corrected memory's id, from the path: now superseded, still readable"),
+  valid_until: localTime("When the corrected version stopped holding (the correction's time)")
+}, { description: "A correction: the new version and the one it closed." }) {}
 
 export class UserDeleteResult extends Schema.Class<UserDeleteResult>("UserDeleteResult")({
-  user_id: Schema.String,
-  deleted: Schema.Boolean,
-  purged: Schema.Boolean,
-  archived: Schema.Int
-}) {}
+  user_id: UserIdEcho,
+  deleted: Schema.Boolean.annotations({ description: "Whether the user had any data; false for a user never written to (nothing was done)." }),
+  purged: Schema.Boolean.annotations({ description: "Whether the user's data was erased (purge=true) rather than archived." }),
+  archived: Schema.Int.annotations({ description: "Memories archived by this request (those that were current); 0 with purge." })
+}, { description: "What a whole-user delete did." }) {}
 
 export class MemoriesApi extends HttpApiGroup.make("memories")
+  .annotate(
+    OpenApi.Description,
+    "Write and manage a user's memories: ingest conversations (one or a batch), list and read memories, correct one by superseding it, archive or erase one or all."
+  )
   .add(
     HttpApiEndpoint.post("add", "/v1/memories")
       .setPayload(AddMemoriesRequest)
@@ -219,6 +306,10 @@ export class MemoriesApi extends HttpApiGroup.make("memories")
       .addError(InvalidScopeWire)
       .addError(StoreUnavailableWire)
       .annotate(OpenApi.Summary, "Current memories of a user, oldest first, with paging; scope keys narrow")
+      .annotate(
+        OpenApi.Description,
+        "A user's current memories, oldest first: the active ones, less the state, preference and profile memories whose valid_until has passed. Scope keys narrow (a memory stamped with another value is left out; an unstamped one stays). An unknown user has no memories, and reading creates no store."
+      )
   )
   .add(
     HttpApiEndpoint.get("get", "/v1/memories/:memory_id")
@@ -229,6 +320,10 @@ export class MemoriesApi extends HttpApiGroup.make("memories")
       .addError(InvalidScopeWire)
       .addError(StoreUnavailableWire)
       .annotate(OpenApi.Summary, "One memory; superseded versions stay readable, archived ones are 404")
+      .annotate(
+        OpenApi.Description,
+        "One memory by its id. A superseded version stays readable (status superseded, with valid_until); an archived, unknown or out-of-scope id is 404 not_found."
+      )
   )
   .add(
     HttpApiEndpoint.patch("update", "/v1/memories/:memory_id")

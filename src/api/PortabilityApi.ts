@@ -3,27 +3,40 @@ import { Schema } from "effect"
 import { Authentication } from "./Authentication.js"
 import { ScopeKeysInQuery } from "./ScopeKeysInQuery.js"
 import { ConflictWire, InvalidScopeWire, NotFoundWire, StoreUnavailableWire } from "./errors.js"
-import { boundedText } from "./text.js"
+import { UserId } from "./fields.js"
+import { EXPORT_EXAMPLE } from "./exportExample.js"
 import { QueryBoolean } from "./validation.js"
 
 /** A user's export: JSON Lines, one record a line (docs/export.md). */
-export const ExportLines = HttpApiSchema.Text({ contentType: "application/x-ndjson" })
+export const ExportLines = HttpApiSchema.Text({ contentType: "application/x-ndjson" }).annotations({
+  description: "A user's export as JSON Lines: a header record, one typed record a line (sessions, turns, spans, memories with their versions and provenance, entities, edges, events), then an end record counting them. docs/export.md gives the format."
+})
 
 export const ExportQuery = Schema.Struct({
-  user_id: boundedText(1, 128),
-  include_vectors: Schema.optionalWith(QueryBoolean, { default: () => false })
+  user_id: UserId,
+  include_vectors: Schema.optionalWith(
+    QueryBoolean.annotations({ description: "Whether to add each turn's and memory's vector (base64 float32, of the header's model and dimensions); default false." }),
+    { default: () => false }
+  )
 })
 
 /** Without user_id, the export's own user (its header's). */
-export const ImportQuery = Schema.Struct({ user_id: Schema.optional(boundedText(1, 128)) })
+export const ImportQuery = Schema.Struct({
+  user_id: Schema.optional(UserId.annotations({
+    description: "The user to load the export into, who must have no data (else 409 conflict); absent: the export's own user (its header's user_id)."
+  }))
+})
 
 export class ImportResult extends Schema.Class<ImportResult>("ImportResult")({
-  user_id: Schema.String,
-  /** The user the export was taken from. */
-  source_user_id: Schema.String
-}) {}
+  user_id: Schema.String.annotations({ description: "The user the export was loaded into." }),
+  source_user_id: Schema.String.annotations({ description: "The user the export was taken from." })
+}, { description: "An import done." }) {}
 
 export class PortabilityApi extends HttpApiGroup.make("portability")
+  .annotate(
+    OpenApi.Description,
+    "Move one user's data, whole: export it as JSON Lines (a data-portability request, or a move between deployments), and load such an export into a user without data."
+  )
   .add(
     HttpApiEndpoint.get("exportUser", "/v1/export")
       .setUrlParams(ExportQuery)
@@ -40,7 +53,7 @@ export class PortabilityApi extends HttpApiGroup.make("portability")
   .add(
     HttpApiEndpoint.post("importUser", "/v1/import")
       .setUrlParams(ImportQuery)
-      .setPayload(ExportLines)
+      .setPayload(ExportLines.annotations({ examples: [EXPORT_EXAMPLE] }))
       .addSuccess(ImportResult, { status: 201 })
       .addError(ConflictWire)
       .addError(InvalidScopeWire)

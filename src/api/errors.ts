@@ -109,7 +109,13 @@ type ErrorClass<E extends ApiError> = Schema.Schema<E, Schema.Struct.Encoded<typ
 const wire = <E extends ApiError>(errorClass: ErrorClass<E>) => {
   const { code, status } = ERROR_CATALOGUE[errorClass._tag as E["_tag"]]
   return Schema.transform(
-    Schema.Struct({ code: Schema.Literal(code), message: Schema.String, details: ErrorDetails }),
+    Schema.Struct({
+      code: Schema.Literal(code).annotations({ description: "The error's stable code: match on it." }),
+      message: Schema.String.annotations({ description: "What went wrong, for reading; its wording may change." }),
+      details: ErrorDetails.annotations({
+        description: "More about it, free-form; {} when there is nothing more (a validation_error lists errors[] as {type, loc, msg, input, ctx?})."
+      })
+    }),
     Schema.typeSchema(errorClass),
     {
       strict: false,

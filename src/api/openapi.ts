@@ -21,10 +21,37 @@ const withoutDecodeError = (response: Json): Json | undefined => {
   }
 }
 
+const REF_PREFIX = "#/components/schemas/"
+
+/** The component names a JSON value refers to, at any depth. */
+const refsIn = (value: unknown, into: Set<string>): Set<string> => {
+  if (Array.isArray(value)) value.forEach((item) => refsIn(item, into))
+  else if (isObject(value)) {
+    if (typeof value.$ref === "string" && value.$ref.startsWith(REF_PREFIX)) into.add(value.$ref.slice(REF_PREFIX.length))
+    Object.values(value).forEach((item) => refsIn(item, into))
+  }
+  return into
+}
+
+/** Drops the component schemas no operation reaches, directly or through other components. */
+const withoutUnreachableSchemas = (paths: Json, schemas: Json) => {
+  const reached = refsIn(paths, new Set())
+  const pending = [...reached]
+  for (let name = pending.pop(); name !== undefined; name = pending.pop()) {
+    for (const inner of refsIn(schemas[name], new Set())) {
+      if (!reached.has(inner)) {
+        reached.add(inner)
+        pending.push(inner)
+      }
+    }
+  }
+  for (const name of Object.keys(schemas)) if (!reached.has(name)) delete schemas[name]
+}
+
 /**
  * The builder documents its own decode error as a 400 on every operation; this service answers
  * schema failures with the 422 `validation_error` envelope instead, so that member is dropped
- * (and the 400 with it when nothing else was declared under it).
+ * (and the 400 with it when nothing else was declared under it), with the schemas only it used.
  */
 export const documentValidationErrors = (spec: Json): Json => {
   const paths = isObject(spec.paths) ? spec.paths : {}
@@ -40,6 +67,6 @@ export const documentValidationErrors = (spec: Json): Json => {
     }
   }
   const components = isObject(spec.components) ? spec.components : {}
-  if (isObject(components.schemas)) delete components.schemas.HttpApiDecodeError
+  if (isObject(components.schemas)) withoutUnreachableSchemas(paths, components.schemas)
   return spec
 }

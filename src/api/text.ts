@@ -11,14 +11,19 @@ import { ValidationTypeId } from "./validation.js"
 const NUL_MESSAGE = "String should not contain the NUL character (U+0000)"
 const SURROGATE_MESSAGE = "String should be valid Unicode: a lone UTF-16 surrogate has no UTF-8 form"
 
-/** Any string a client sends: refused with NUL or a lone surrogate. */
+/**
+ * Any string a client sends: refused with NUL or a lone surrogate. The rule has no JSON Schema
+ * keyword; the empty `jsonSchema` keeps a field's own description in the OpenAPI document.
+ */
 export const Text = Schema.String.pipe(
   Schema.filter((text) => !hasNul(text), {
     message: () => NUL_MESSAGE,
+    jsonSchema: {},
     [ValidationTypeId]: { type: "string_nul", msg: NUL_MESSAGE }
   }),
   Schema.filter((text) => !hasLoneSurrogate(text), {
     message: () => SURROGATE_MESSAGE,
+    jsonSchema: {},
     [ValidationTypeId]: { type: "string_unicode", msg: SURROGATE_MESSAGE }
   })
 )

@@ -49,8 +49,3 @@ export const queryInt = (bounds: { readonly min: number; readonly max?: number }
 /** Refuses unknown keys, as every request model of the reference service does (unless said otherwise). */
 export const forbidExtra = { parseOptions: { onExcessProperty: "error" } } as const
 
-/** offset (default 0) and limit (1..maxLimit) of a listing route. */
-export const pagingParams = (maxLimit: number, defaultLimit = 50) => ({
-  offset: Schema.optionalWith(queryInt({ min: 0 }), { default: () => 0 }),
-  limit: Schema.optionalWith(queryInt({ min: 1, max: maxLimit }), { default: () => defaultLimit })
-})

@@ -12,17 +12,21 @@ const scopeStamp = (key: string) =>
  * attempt): one view for both.
  */
 export const ChangeEvent = Schema.Struct({
-  event_id: Schema.String,
-  ts: Schema.String,
-  user_id: Schema.String,
+  event_id: Schema.String.annotations({ description: "The event's id (trace_<uuid>)." }),
+  ts: Schema.String.annotations({ description: "When the change was made: UTC ISO-8601 with microseconds, e.g. 2026-11-22T14:44:51.553000+00:00." }),
+  user_id: Schema.String.annotations({ description: "The user whose memory changed." }),
   agent_id: scopeStamp("agent_id"),
   run_id: scopeStamp("run_id"),
   project_id: scopeStamp("project_id"),
-  type: Schema.String,
-  memory_id: Schema.NullOr(Schema.String),
-  session_id: Schema.NullOr(Schema.String),
-  reason: Schema.NullOr(Schema.String),
-  details: Schema.Record({ key: Schema.String, value: Schema.Unknown })
+  type: Schema.String.annotations({ description: "What changed: memory_add, memory_supersede or memory_delete." }),
+  memory_id: Schema.NullOr(Schema.String).annotations({
+    description: "The memory the change is about; null for a change of many (an ingest's turns, an import, a whole user's archive or erasure)."
+  }),
+  session_id: Schema.NullOr(Schema.String).annotations({ description: "The session the change came from; null when none did (a delete, a profile)." }),
+  reason: Schema.NullOr(Schema.String).annotations({ description: "Why, in words: e.g. \"extracted from session s1\", \"updated by session s2: …\", \"archived by key:ops\"." }),
+  details: Schema.Record({ key: Schema.String, value: Schema.Unknown }).annotations({
+    description: "More about the change, free-form: action (extract, update, contradict, duplicate_merge, archive, purge, profile, import, …), actor (bootstrap, anonymous, mcp or key:<name>) and request_id, and per action e.g. new_memory_id, cascaded."
+  })
 })
 export type ChangeEvent = typeof ChangeEvent.Type
 

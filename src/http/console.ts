@@ -9,12 +9,22 @@ import { errorResponse } from "./errorResponse.js"
 export const CONSOLE_PATH = "/console"
 
 /**
+ * The package's root: the nearest folder above this module holding a package.json. The module
+ * sits at different depths in the sources (`src/http/`) and in the bundle (`dist/`, or a chunk
+ * under it), and the package may be installed anywhere.
+ */
+const packageRoot = (from: string): string => {
+  const parent = NodePath.dirname(from)
+  if (NodeFs.existsSync(NodePath.join(parent, "package.json")) || parent === from) return parent
+  return packageRoot(parent)
+}
+
+/**
  * Where the built console lives: `console/dist` at the package root, found from this module's
- * own place (two levels down, in `src/http/` and `dist/http/` alike) rather than the working
- * directory, so the server finds it wherever it is started from.
+ * own place rather than the working directory, so the server finds it wherever it is started from.
  */
 export class ConsoleDirectory extends Context.Reference<ConsoleDirectory>()("Memory/ConsoleDirectory", {
-  defaultValue: () => fileURLToPath(new URL("../../console/dist", import.meta.url))
+  defaultValue: () => NodePath.join(packageRoot(fileURLToPath(import.meta.url)), "console", "dist")
 }) {}
 
 const CONTENT_TYPES: Record<string, string> = {

@@ -2,7 +2,7 @@ import { HttpClientError } from "@effect/platform"
 import { Effect, Layer, Option, ParseResult, Redacted } from "effect"
 import { ERROR_CATALOGUE, isApiError } from "../api/errors.js"
 import { AddMemoriesResult } from "../api/MemoriesApi.js"
-import { makeClient } from "../client/index.js"
+import { type EffectClient, makeClient } from "../client/index.js"
 import { MemoryBackend, ToolFailure } from "./backend.js"
 import type { McpSettings } from "./config.js"
 
@@ -31,38 +31,39 @@ export const clientBackendLayer = (settings: McpSettings) =>
   Layer.effect(
     MemoryBackend,
     Effect.gen(function*() {
-      const client = yield* makeClient({
+      // Made at the first tool call, not before the server answers initialize and tools/list.
+      const madeClient = yield* Effect.cached(makeClient({
         baseUrl: settings.apiUrl,
         ...Option.match(settings.apiKey, { onNone: () => ({}), onSome: (key) => ({ apiKey: Redacted.value(key) }) })
-      })
+      }))
       const fail = toToolFailure(settings.apiUrl)
       // Ingest may extract with an LLM, so it gets longer than the reads (as the reference does).
-      const bounded = <A, E>(effect: Effect.Effect<A, E>, seconds = 15) =>
-        effect.pipe(
+      const bounded = <A, E>(call: (client: EffectClient) => Effect.Effect<A, E>, seconds = 15) =>
+        Effect.flatMap(madeClient, call).pipe(
           Effect.timeoutFail({ duration: `${seconds} seconds`, onTimeout: () => new ToolFailure({ code: "timeout", message: `no answer from ${settings.apiUrl} in ${seconds} s` }) }),
           Effect.mapError((error) => error instanceof ToolFailure ? error : fail(error))
         )
       return {
         search: (payload) =>
-          bounded(client.retrieval.search({ payload })).pipe(
+          bounded((client) => client.retrieval.search({ payload })).pipe(
             Effect.map(({ degraded, hits }) => ({ evidence: hits.map((hit) => hit.metadata), degraded }))
           ),
         context: (request) =>
-          bounded(client.retrieval.contextGet({
+          bounded((client) => client.retrieval.contextGet({
             urlParams: { user_id: request.user_id, query: request.query, token_budget: request.token_budget, ...projectParam(request.project_id) }
           })),
-        list: (urlParams) => bounded(client.memories.list({ urlParams })),
-        timeline: (urlParams) => bounded(client.graph.entityTimeline({ urlParams })),
-        explore: (urlParams) => bounded(client.graph.explore({ urlParams })),
-        refine: (payload) => bounded(client.graph.refine({ payload })),
+        list: (urlParams) => bounded((client) => client.memories.list({ urlParams })),
+        timeline: (urlParams) => bounded((client) => client.graph.entityTimeline({ urlParams })),
+        explore: (urlParams) => bounded((client) => client.graph.explore({ urlParams })),
+        refine: (payload) => bounded((client) => client.graph.refine({ payload })),
         add: (payload) =>
-          bounded(client.memories.add({ payload }), 120).pipe(
+          bounded((client) => client.memories.add({ payload }), 120).pipe(
             Effect.flatMap((result) =>
               result instanceof AddMemoriesResult
                 ? Effect.succeed(result)
                 : Effect.fail(new ToolFailure({ code: "unexpected_job", message: `the service queued job ${result.job_id} instead of storing now` })))
           ),
-        remove: (memory_id, { user_id }) => bounded(client.memories.delete({ path: { memory_id }, urlParams: { user_id, purge: false } }))
+        remove: (memory_id, { user_id }) => bounded((client) => client.memories.delete({ path: { memory_id }, urlParams: { user_id, purge: false } }))
       }
     })
   )

@@ -1,4 +1,4 @@
-import { countTokens } from "gpt-tokenizer"
+import type { countTokens } from "gpt-tokenizer"
 import type { EvidenceItem } from "./evidence.js"
 import { normalizeText } from "../domain/text.js"
 
@@ -80,7 +80,10 @@ const AS_PLAIN_TEXT = { disallowedSpecial: new Set<string>() }
  */
 const MAX_COUNTED_CHARS = 2_000
 
-const lineTokens = (line: string) =>
+/** The tokenizer's count, handed in: the tokenizer is loaded for the first block that needs it. */
+export type TokenCounter = typeof countTokens
+
+const lineTokens = (countTokens: TokenCounter, line: string) =>
   line.length <= MAX_COUNTED_CHARS ? countTokens(line, AS_PLAIN_TEXT) : Buffer.byteLength(line, "utf8")
 
 /**
@@ -88,7 +91,7 @@ const lineTokens = (line: string) =>
  * with its newline, a very long one priced at its bytes). A card saying what an earlier one
  * said is left out.
  */
-export const renderWithinBudget = (items: ReadonlyArray<EvidenceItem>, tokenBudget: number) => {
+export const renderWithinBudget = (items: ReadonlyArray<EvidenceItem>, tokenBudget: number, countTokens: TokenCounter) => {
   const lines: Array<string> = []
   const cards: Array<Card> = []
   const said = new Set<string>()
@@ -98,7 +101,7 @@ export const renderWithinBudget = (items: ReadonlyArray<EvidenceItem>, tokenBudg
     if (said.has(statement)) continue
     const card = toCard(item)
     const line = cardLine(card)
-    const cost = lineTokens(line) + 1
+    const cost = lineTokens(countTokens, line) + 1
     if (used + cost > tokenBudget) break
     used += cost
     said.add(statement)

@@ -1,4 +1,5 @@
 import { Data } from "effect"
+import type { ModuleLoadFailed } from "../util/lazyModule.js"
 
 /**
  * A failure that stops the process before it serves: printed as one JSON line
@@ -15,9 +16,13 @@ export class StartupError extends Data.TaggedError("StartupError")<{
     | "store_schema_newer"
     | "port_unavailable"
     | "store_schema_older"
+    | "module_unavailable"
   readonly message: string
   readonly details: Record<string, unknown>
 }> {}
 
 export const configInvalid = (variable: string, message: string, extra: Record<string, unknown> = {}) =>
   new StartupError({ code: "config_invalid", message: `${variable}: ${message}`, details: { variable, ...extra } })
+
+export const moduleUnavailable = (failure: ModuleLoadFailed) =>
+  new StartupError({ code: "module_unavailable", message: `${failure.module} could not be loaded: ${failure.message}`, details: { module: failure.module } })

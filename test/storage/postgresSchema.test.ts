@@ -10,9 +10,9 @@ const CONTROL_TABLES = ["api_keys", "jobs", "request_log", "schema_migrations", 
 
 const migrated = Layer.unwrapEffect(Effect.map(freshDatabase, (url) => postgresDatabase({ url: Redacted.make(url), poolMax: 2 })))
 
-/** The tables docs/scale-out.md distributes by user_id. */
+/** The tables docs/backends.md distributes by user_id. */
 const distributedInDocs = () => {
-  const text = NodeFs.readFileSync(NodePath.join(import.meta.dirname, "../../docs/scale-out.md"), "utf8")
+  const text = NodeFs.readFileSync(NodePath.join(import.meta.dirname, "../../docs/backends.md"), "utf8")
   return [...text.matchAll(/create_distributed_table\('(\w+)', 'user_id'/g)].map((match) => match[1]!).sort()
 }
 

@@ -11,8 +11,9 @@ export interface CliRun {
 }
 
 /**
- * `memory-service <args>` as a real process in a clean environment (stderr a pipe, not a
- * terminal). Asynchronous on purpose: a server in this process must keep answering it.
+ * `memory-service <args>` as a real process (the bundle the package's bin names) in a clean
+ * environment (stderr a pipe, not a terminal). Asynchronous on purpose: a server in this process
+ * must keep answering it.
  */
 export const runCli = (
   args: ReadonlyArray<string>,
@@ -27,7 +28,7 @@ export const runCli = (
   Effect.promise(() =>
     new Promise<CliRun>((resolve, reject) => {
       const [command = process.execPath, ...prefix] = [...(options.within ?? []), process.execPath]
-      const child = spawn(command, [...prefix, "--import", "tsx", "src/cli/main.ts", ...args], {
+      const child = spawn(command, [...prefix, "dist/cli/main.js", ...args], {
         cwd: ROOT,
         env: { PATH: process.env.PATH ?? "", HOME: process.env.HOME ?? "/tmp", ...options.env },
         stdio: ["pipe", "pipe", "pipe"]

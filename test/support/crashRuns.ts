@@ -4,7 +4,7 @@ import type { CrashRunSettings } from "../../scripts/reliability/crashRuns.js"
 import { startProcess } from "./processes.js"
 import { API_KEY } from "./server.js"
 
-/** The crash runs' settings for a short run in CI: the service from its sources, through tsx. */
+/** The crash runs' settings for a short run in CI: the service as users run it, its bundle. */
 export const shortCrashRun = (cycles: number, uptimeMs: readonly [number, number]): CrashRunSettings => ({
   cycles,
   clients: 6,
@@ -13,7 +13,6 @@ export const shortCrashRun = (cycles: number, uptimeMs: readonly [number, number
   seed: 20261122,
   apiKey: API_KEY,
   launch: async (dataRoot, env) => {
-    // Two replicas starting at once through tsx on a busy machine take a while.
     const service = await startProcess({ SERVICE_API_KEY: API_KEY, SERVICE_DATA_ROOT: dataRoot, ...env })
     return { port: service.port, kill: (signal) => service.child.kill(signal), exited: service.exited }
   }

@@ -18,13 +18,13 @@ export interface FinishedProcess {
 }
 
 const spawnService = (env: Record<string, string>) =>
-  spawn(process.execPath, ["--import", "tsx", NodePath.join(ROOT, "src/main.ts")], {
+  spawn(process.execPath, [NodePath.join(ROOT, "dist/main.js")], {
     cwd: ROOT,
     env: { PATH: process.env.PATH ?? "", HOME: process.env.HOME ?? "/tmp", SERVICE_HOST: "127.0.0.1", SERVICE_LOG_LEVEL: "info", ...env },
     stdio: ["ignore", "pipe", "pipe"]
   })
 
-/** Runs the service as a real process until it prints its listening address (bounded for a machine under load: each start compiles the sources). */
+/** Runs the service as users run it (the bundle `npm start` runs) until it prints its listening address (bounded for a machine under load). */
 export const startProcess = (env: Record<string, string>, timeoutMs = 60_000): Promise<ServiceProcess> =>
   new Promise((resolve, reject) => {
     const child = spawnService({ SERVICE_PORT: "0", ...env })

@@ -1,7 +1,8 @@
 import { Command, Options } from "@effect/cli"
 import { Console, Effect } from "effect"
 import * as NodeOs from "node:os"
-import { backupDataRoot, type BackupSummary } from "../../storage/sqlite/backup/backup.js"
+import type { BackupSummary } from "../../storage/sqlite/backup/backup.js"
+import { commandModule } from "../lazy.js"
 import { json } from "../options.js"
 import { note, printAs } from "../output.js"
 import { userProgress } from "../progress.js"
@@ -29,6 +30,7 @@ export const backupCommand = Command.make("backup", options, (input) =>
   Effect.gen(function*() {
     const dataRoot = yield* dataRootOrSetting(input.dataRoot)
     yield* Effect.sync(() => NodeOs.setPriority(BACKUP_NICENESS))
+    const { backupDataRoot } = yield* commandModule("backup", () => import("../../storage/sqlite/backup/backup.js"))
     const summary = yield* backupDataRoot({ dataRoot, target: input.to, onProgress: userProgress(process.stderr.isTTY === true) }).pipe(
       Effect.mapError(backupFailure)
     )

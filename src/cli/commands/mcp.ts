@@ -1,6 +1,8 @@
 import { Command } from "@effect/cli"
-import { runMcpStdio } from "../../mcp/stdio.js"
+import { Effect } from "effect"
+import { commandModule } from "../lazy.js"
 
-export const mcpCommand = Command.make("mcp", {}, () => runMcpStdio).pipe(
+export const mcpCommand = Command.make("mcp", {}, () =>
+  Effect.flatMap(commandModule("MCP server", () => import("../../mcp/stdio.js")), ({ runMcpStdio }) => runMcpStdio)).pipe(
   Command.withDescription("The MCP server over stdio")
 )

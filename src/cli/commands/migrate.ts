@@ -4,8 +4,8 @@ import { dataRootSetting } from "../../config/AppConfig.js"
 import { isPostgresUrl } from "../../config/variables.js"
 import type { MigrationError } from "../../storage/transfer/errors.js"
 import type { MigrationSummary } from "../../storage/transfer/migrate.js"
-import { runMigration } from "../../storage/transfer/runMigration.js"
 import { CliFailure, invalidInput } from "../errors.js"
+import { commandModule } from "../lazy.js"
 import { json } from "../options.js"
 import { note, printAs, table } from "../output.js"
 import { userProgress } from "../progress.js"
@@ -67,6 +67,7 @@ const readable = (summary: MigrationSummary) => {
 export const migrateCommand = Command.make("migrate", options, (input) =>
   Effect.gen(function*() {
     const chosen = yield* direction(input)
+    const { runMigration } = yield* commandModule("migration", () => import("../../storage/transfer/runMigration.js"))
     const summary = yield* runMigration({ ...chosen, onProgress: userProgress(process.stderr.isTTY === true) }).pipe(Effect.mapError(failure))
     yield* note(`migrated ${summary.users.total} users (${summary.users.copied} copied, ${summary.users.recopied} copied again, ${summary.users.skipped} skipped); row counts verified`)
     yield* printAs(input.json, summary, readable)

@@ -1,6 +1,6 @@
 import { Command, Options } from "@effect/cli"
 import { Console, Effect } from "effect"
-import { restoreBackup } from "../../storage/sqlite/backup/restore.js"
+import { commandModule } from "../lazy.js"
 import { json } from "../options.js"
 import { note, printAs } from "../output.js"
 import { userProgress } from "../progress.js"
@@ -14,6 +14,7 @@ const options = {
 
 export const restoreCommand = Command.make("restore", options, (input) =>
   Effect.gen(function*() {
+    const { restoreBackup } = yield* commandModule("restore", () => import("../../storage/sqlite/backup/restore.js"))
     const restored = yield* restoreBackup({ from: input.from, dataRoot: input.dataRoot, onProgress: userProgress(process.stderr.isTTY === true) }).pipe(
       Effect.mapError(backupFailure)
     )

@@ -1,5 +1,6 @@
 import { Command } from "@effect/cli"
 import { Effect } from "effect"
+import { commandModule } from "../lazy.js"
 
 /**
  * The server entry itself, imported: it launches ServerLive under its own runMain (signals,
@@ -7,6 +8,6 @@ import { Effect } from "effect"
  * the CLI's runtime then leaves the process to the server.
  */
 export const serveCommand = Command.make("serve", {}, () =>
-  Effect.promise(() => import("../../main.js")).pipe(Effect.asVoid)).pipe(
+  commandModule("server", () => import("../../main.js")).pipe(Effect.asVoid)).pipe(
     Command.withDescription("Run the service in this process (configured by SERVICE_* variables)")
   )

@@ -1,10 +1,11 @@
 import { Args, Command, Options } from "@effect/cli"
 import { Console, Effect, Option, Redacted } from "effect"
-import { verifyBackup, type VerifiedBackup } from "../../storage/sqlite/backup/verify.js"
+import type { VerifiedBackup } from "../../storage/sqlite/backup/verify.js"
 import type { MigrationRefused, MigrationStoreFailed } from "../../storage/transfer/errors.js"
-import { type DatabaseInspection, inspectPostgres } from "../../storage/transfer/inspectDatabase.js"
+import type { DatabaseInspection } from "../../storage/transfer/inspectDatabase.js"
 import { isPostgresUrl } from "../../config/variables.js"
 import { CliFailure, invalidInput } from "../errors.js"
+import { commandModule } from "../lazy.js"
 import { json } from "../options.js"
 import { note, printAs, table } from "../output.js"
 import { userProgress } from "../progress.js"
@@ -46,10 +47,12 @@ export const verifyCommand = Command.make("verify", { ...options, backup: args }
       if (Option.isSome(input.backup)) return yield* invalidInput("give either a backup directory or --database-url, not both")
       const url = input.databaseUrl.value
       if (!isPostgresUrl(Redacted.value(url))) return yield* invalidInput("expected a PostgreSQL URL, postgres://user:password@host:port/database (the value is not shown)")
+      const { inspectPostgres } = yield* commandModule("database inspection", () => import("../../storage/transfer/inspectDatabase.js"))
       const inspection = yield* inspectPostgres(url).pipe(Effect.mapError(databaseFailure))
       return yield* printAs(input.json, inspection, readableDatabase)
     }
     if (Option.isNone(input.backup)) return yield* invalidInput("give the backup directory to verify (or --database-url)")
+    const { verifyBackup } = yield* commandModule("backup verification", () => import("../../storage/sqlite/backup/verify.js"))
     const verified = yield* verifyBackup(input.backup.value, userProgress(process.stderr.isTTY === true)).pipe(Effect.mapError(backupFailure))
     yield* note(`${input.backup.value} matches its manifest: ${verified.users} users, every store intact`)
     yield* printAs(input.json, verified, readableBackup)

@@ -47,7 +47,11 @@ const load = async (): Promise<Model> => {
     NodeFs.existsSync(sentenceFile) ? readJson(sentenceFile) : undefined,
     tokenizer.right.truncation
   )
-  const ort = await import("onnxruntime-node")
+  const ort = await import("onnxruntime-node").catch((error: unknown) => {
+    throw new Error(
+      `the ONNX runtime is not installed (${messageOf(error)}): npm install onnxruntime-node@~1.30 beside the service, with ONNXRUNTIME_NODE_INSTALL=skip to skip its optional CUDA download`
+    )
+  })
   // One thread per worker: the pool's size is the parallelism.
   const session = await ort.InferenceSession.create(NodePath.join(directory, "model.onnx"), { intraOpNumThreads: 1, interOpNumThreads: 1 })
   const output = session.outputNames.includes("last_hidden_state") ? "last_hidden_state" : session.outputNames[0]

@@ -19,16 +19,22 @@ const tsxApi = () => {
 }
 
 /**
- * The worker script: `embedWorker.js` beside this module once built (or beside a bundle that
- * includes this module). From the sources (tests, `npm run dev`), a bootstrap registers tsx in the
- * thread, then imports `embedWorker.ts`.
+ * Where the built worker script may be, from the module holding this code: beside it (a build
+ * keeping the sources' layout), or at `dist/llm/local/embedWorker.js` seen from a bundle in
+ * `dist/` or from one of its chunks in `dist/chunks/`.
+ */
+const BUILT_WORKER = ["./embedWorker.js", "./llm/local/embedWorker.js", "../llm/local/embedWorker.js"]
+
+/**
+ * The worker script, built; from the sources (tests, `npm run dev`), a bootstrap that registers
+ * tsx in the thread, then imports `embedWorker.ts`.
  */
 const workerScript = (): Either.Either<URL, string> => {
-  const built = new URL("./embedWorker.js", import.meta.url)
-  if (NodeFs.existsSync(fileURLToPath(built))) return Either.right(built)
+  const built = BUILT_WORKER.map((path) => new URL(path, import.meta.url)).find((url) => NodeFs.existsSync(fileURLToPath(url)))
+  if (built !== undefined) return Either.right(built)
   const source = new URL("./embedWorker.ts", import.meta.url)
   const api = tsxApi()
-  if (api === undefined || !NodeFs.existsSync(fileURLToPath(source))) return Either.left(`the embedding worker script is missing (${fileURLToPath(built)})`)
+  if (api === undefined || !NodeFs.existsSync(fileURLToPath(source))) return Either.left(`the embedding worker script is missing (no embedWorker.js near ${fileURLToPath(import.meta.url)})`)
   const bootstrap = `import { register } from ${JSON.stringify(api)}; register(); await import(${JSON.stringify(source.href)});`
   return Either.right(new URL(`data:text/javascript,${encodeURIComponent(bootstrap)}`))
 }

@@ -1,11 +1,12 @@
 import { Effect, Option, Redacted } from "effect"
-import OpenAI from "openai"
+import type OpenAI from "openai"
 import type { ProviderError } from "../../api/errors.js"
 import { type Origin, refused, statusFailure, timedOut, unreachable, unreadable } from "../failures.js"
 import type { CallPolicy } from "../retry.js"
 import { embedInBatches } from "./http.js"
 import type { Fetch } from "./nodeFetch.js"
 import type { ChatRequest, ChatTransport, EmbedTransport } from "../types.js"
+import { lazyModule } from "../../util/lazyModule.js"
 
 export interface OpenAiEndpoint {
   readonly model: string
@@ -15,12 +16,32 @@ export interface OpenAiEndpoint {
 
 const EMBED_BATCH = 64
 
-// Retries and their timing are ours (structured.ts), so the SDK makes exactly one attempt.
-const client = (endpoint: OpenAiEndpoint, policy: CallPolicy, fetch: Fetch) =>
-  new OpenAI({ apiKey: Redacted.value(endpoint.apiKey), baseURL: endpoint.baseUrl, maxRetries: 0, timeout: policy.timeoutMs, fetch })
+/** The SDK, loaded on the first call: a process that never calls OpenAI does not load it. */
+const sdk = lazyModule("openai", () => import("openai"))
+
+type Sdk = typeof OpenAI
+
+interface Client {
+  readonly sdk: Sdk
+  readonly openai: OpenAI
+}
+
+/**
+ * The SDK's client, made on the first call and kept. Retries and their timing are ours
+ * (structured.ts), so the SDK makes exactly one attempt. A module that cannot load is a broken
+ * installation, not the provider's answer: a defect.
+ */
+const client = (endpoint: OpenAiEndpoint, policy: CallPolicy, fetch: Fetch): Effect.Effect<Client> => {
+  let made: Client | undefined
+  return sdk.pipe(
+    Effect.map(({ default: Sdk }) =>
+      made ??= { sdk: Sdk, openai: new Sdk({ apiKey: Redacted.value(endpoint.apiKey), baseURL: endpoint.baseUrl, maxRetries: 0, timeout: policy.timeoutMs, fetch }) }),
+    Effect.orDie
+  )
+}
 
 /** The SDK's errors as ours; the provider's message is not passed on (some echo part of the key). */
-const failure = (origin: Origin, timeoutMs: number) => (error: unknown): ProviderError => {
+const failure = (OpenAI: Sdk, origin: Origin, timeoutMs: number) => (error: unknown): ProviderError => {
   if (error instanceof OpenAI.APIConnectionTimeoutError) return timedOut(origin, timeoutMs)
   if (error instanceof OpenAI.APIConnectionError) return unreachable(origin)
   if (error instanceof OpenAI.APIError && error.status !== undefined) {
@@ -54,14 +75,14 @@ export const embeddingVector = (embedding: unknown): Float32Array | undefined =>
 const schemaName = (name: string) => name.replace(/[^A-Za-z0-9_-]/g, "_").slice(0, 64) || "reply"
 
 /** OpenAI's reasoning models take only their default temperature: a 400 names the parameter. */
-const temperatureRefused = (error: unknown) => error instanceof OpenAI.BadRequestError && error.param === "temperature"
+const temperatureRefused = (OpenAI: Sdk, error: unknown) => error instanceof OpenAI.BadRequestError && error.param === "temperature"
 
 export const openAiChat = (endpoint: OpenAiEndpoint, policy: CallPolicy, fetch: Fetch): ChatTransport => {
-  const openai = client(endpoint, policy, fetch)
+  const sdkClient = client(endpoint, policy, fetch)
   const origin: Origin = { provider: "openai", model: endpoint.model }
   // Learnt from the first refusal, then kept: the model's temperature is its default from then on.
   let sendTemperature = true
-  const create = (request: ChatRequest) =>
+  const create = ({ openai }: Client, request: ChatRequest) =>
     Effect.tryPromise({
       try: (signal) =>
         openai.chat.completions.create({
@@ -76,12 +97,14 @@ export const openAiChat = (endpoint: OpenAiEndpoint, policy: CallPolicy, fetch: 
   return {
     ...origin,
     chat: (request) =>
-      create(request).pipe(
-        Effect.catchIf((error) => sendTemperature && temperatureRefused(error), () => {
-          sendTemperature = false
-          return create(request)
-        }),
-        Effect.mapError(failure(origin, policy.timeoutMs)),
+      Effect.flatMap(sdkClient, (made) =>
+        create(made, request).pipe(
+          Effect.catchIf((error) => sendTemperature && temperatureRefused(made.sdk, error), () => {
+            sendTemperature = false
+            return create(made, request)
+          }),
+          Effect.mapError(failure(made.sdk, origin, policy.timeoutMs))
+        )).pipe(
         Effect.map((response) => {
           const choice = response.choices[0]
           const message = choice?.message
@@ -110,19 +133,20 @@ export const openAiChat = (endpoint: OpenAiEndpoint, policy: CallPolicy, fetch: 
 }
 
 export const openAiEmbeddings = (endpoint: OpenAiEndpoint, dimensions: Option.Option<number>, policy: CallPolicy, fetch: Fetch): EmbedTransport => {
-  const openai = client(endpoint, policy, fetch)
+  const sdkClient = client(endpoint, policy, fetch)
   const origin: Origin = { provider: "openai", model: endpoint.model }
   const request = (input: ReadonlyArray<string>) =>
-    Effect.tryPromise({
-      try: (signal) =>
-        openai.embeddings.create({
-          model: endpoint.model,
-          input: [...input],
-          encoding_format: "base64",
-          ...Option.match(dimensions, { onNone: () => ({}), onSome: (n) => ({ dimensions: n }) })
-        }, { signal }),
-      catch: failure(origin, policy.timeoutMs)
-    }).pipe(
+    Effect.flatMap(sdkClient, ({ sdk, openai }) =>
+      Effect.tryPromise({
+        try: (signal) =>
+          openai.embeddings.create({
+            model: endpoint.model,
+            input: [...input],
+            encoding_format: "base64",
+            ...Option.match(dimensions, { onNone: () => ({}), onSome: (n) => ({ dimensions: n }) })
+          }, { signal }),
+        catch: failure(sdk, origin, policy.timeoutMs)
+      })).pipe(
       Effect.flatMap((response) => {
         const vectors = [...response.data].sort((a, b) => a.index - b.index).map((item) => embeddingVector(item.embedding))
         return vectors.every((vector) => vector !== undefined) ? Effect.succeed(vectors) : Effect.fail(unreadable(origin))

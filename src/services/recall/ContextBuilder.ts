@@ -1,6 +1,7 @@
 import { Effect } from "effect"
 import { ContextResponse } from "../../api/RetrievalApi.js"
 import { renderWithinBudget } from "../../retrieval/contextCards.js"
+import { tokenizer } from "../../retrieval/tokenizer.js"
 import type { ScopeParams } from "../memories/memoryRecords.js"
 import { Retrieval } from "./Retrieval.js"
 
@@ -19,7 +20,9 @@ export class ContextBuilder extends Effect.Service<ContextBuilder>()("Memory/Con
       Effect.gen(function*() {
         const topK = Math.min(MAX_CARDS, Math.ceil(request.token_budget / TOKENS_PER_CARD))
         const { degraded, items } = yield* retrieval.search({ ...request, top_k: topK })
-        const rendered = renderWithinBudget(items, request.token_budget)
+        // A tokenizer that cannot load is a broken installation: a fault, not an answer.
+        const { countTokens } = yield* Effect.orDie(tokenizer)
+        const rendered = renderWithinBudget(items, request.token_budget, countTokens)
         return new ContextResponse({
           text: rendered.text,
           citations: rendered.cards.map((card) => card.evidence_id as string),

@@ -1,0 +1,84 @@
+import { describe, expect, it } from "@effect/vitest"
+import { Effect } from "effect"
+import { runCli } from "./support/cli.js"
+import { llmEnv, providerStub } from "./support/llm.js"
+import { loadRecorder } from "./support/loadedModules.js"
+import { startProcess } from "./support/processes.js"
+import { API_KEY, authHeaders, tempDataRoot } from "./support/server.js"
+
+/** What a configuration that does not use them must not load: each is loaded on first use. */
+const POSTGRES = ["pg", "@effect/sql-pg"]
+const TRACING = ["@effect/opentelemetry", "@opentelemetry/sdk-trace-base", "@opentelemetry/exporter-trace-otlp-http"]
+const OPENAI = ["openai"]
+const TOKENIZER = ["gpt-tokenizer"]
+
+const serviceProcess = (env: Record<string, string>) =>
+  Effect.acquireRelease(
+    Effect.promise(() => startProcess({ SERVICE_API_KEY: API_KEY, SERVICE_DATA_ROOT: tempDataRoot(), ...env })),
+    (service) => Effect.promise(() => {
+      service.child.kill("SIGTERM")
+      return service.exited
+    })
+  )
+
+const post = (port: number, path: string, body: unknown) =>
+  Effect.promise(async () => {
+    const response = await fetch(`http://127.0.0.1:${port}${path}`, {
+      method: "POST",
+      headers: { ...authHeaders(), "content-type": "application/json" },
+      body: JSON.stringify(body)
+    })
+    return { status: response.status, body: await response.text() }
+  })
+
+/** One turn stored for the user `lazy`, through the LLM's extraction or as said. */
+const addTurn = (port: number, content: string, infer: boolean) =>
+  post(port, "/v1/memories", { user_id: "lazy", messages: [{ role: "user", content }], infer, async_mode: false })
+
+const loaded = (packages: ReadonlySet<string>, names: ReadonlyArray<string>) => names.filter((name) => packages.has(name))
+
+describe("what a process loads is what its configuration uses", () => {
+  it.scoped("a server on SQLite loads no PostgreSQL driver, tracing SDK, provider SDK or tokenizer; a context block loads the tokenizer", () =>
+    Effect.gen(function*() {
+      const recorder = loadRecorder()
+      const service = yield* serviceProcess(recorder.env)
+      const started = recorder.packages()
+      // The recorder sees the bundle: the service's own sources and the packages inside it.
+      expect(started.has("src")).toBe(true)
+      expect(started.has("effect")).toBe(true)
+      expect(loaded(started, [...POSTGRES, ...TRACING, ...OPENAI, ...TOKENIZER])).toEqual([])
+
+      const added = yield* addTurn(service.port, "I keep bees on the roof.", false)
+      expect(added.status).toBe(200)
+      expect(loaded(recorder.packages(), TOKENIZER)).toEqual([])
+      const context = yield* post(service.port, "/v1/context", { user_id: "lazy", query: "bees", token_budget: 200 })
+      expect(context.status).toBe(200)
+      expect(context.body).toContain("I keep bees on the roof.")
+      expect(loaded(recorder.packages(), TOKENIZER)).toEqual(TOKENIZER)
+    }))
+
+  it.scoped("the OpenAI SDK loads at the provider's first call, not at start; the tracing SDK loads with an endpoint", () =>
+    Effect.gen(function*() {
+      const stub = yield* providerStub("openai")
+      const recorder = loadRecorder()
+      // Nothing listens there: spans are only batched until the process ends.
+      const service = yield* serviceProcess({ ...llmEnv(stub), ...recorder.env, OTEL_EXPORTER_OTLP_ENDPOINT: "http://127.0.0.1:9" })
+      const started = recorder.packages()
+      expect(loaded(started, OPENAI)).toEqual([])
+      expect(loaded(started, TRACING)).toEqual(TRACING)
+      const added = yield* addTurn(service.port, "I moved to Lisbon in March.", true)
+      expect(added.status).toBe(200)
+      expect(stub.requests.length).toBeGreaterThan(0)
+      expect(loaded(recorder.packages(), OPENAI)).toEqual(OPENAI)
+    }))
+
+  it.effect("memory-service --version loads none of the server, the storage engines, the MCP server or the SDKs", () =>
+    Effect.gen(function*() {
+      const recorder = loadRecorder()
+      const run = yield* runCli(["--version"], { env: recorder.env })
+      expect(run.code).toBe(0)
+      const packages = recorder.packages()
+      expect(packages.has("@effect/cli")).toBe(true)
+      expect(loaded(packages, [...POSTGRES, ...TRACING, ...OPENAI, ...TOKENIZER, "@effect/ai", "prom-client", "@effect/sql-sqlite-node"])).toEqual([])
+    }))
+})
