@@ -2,6 +2,8 @@ import { describe, expect, it } from "@effect/vitest"
 import { ConfigProvider, Effect, Layer } from "effect"
 import parse from "parse-prometheus-text-format"
 import { AppConfig } from "../src/config/AppConfig.js"
+import { Embedder } from "../src/llm/Embedder.js"
+import { LlmProvider } from "../src/llm/LlmProvider.js"
 import { LlmUsage } from "../src/llm/LlmUsage.js"
 import { Prometheus } from "../src/services/observability/Prometheus.js"
 import { RequestMetrics, RING_SIZE } from "../src/services/observability/RequestMetrics.js"
@@ -88,6 +90,7 @@ describe("GET /metrics", () => {
       expect(tokens.metrics.map((m) => m.labels?.operation)).toEqual([...Array(7).fill("answer"), ...Array(7).fill("ingest")])
     }).pipe(Effect.provide(
       Prometheus.Default.pipe(
+        Layer.provide(Embedder.Default.pipe(Layer.provide(LlmProvider.Default))),
         Layer.provideMerge(Layer.mergeAll(LlmUsage.Default, RequestMetrics.Default, SqliteStorageLive, WebhookCounters.Default)),
         Layer.provideMerge(AppConfig.layer),
         Layer.provide(Layer.setConfigProvider(ConfigProvider.fromMap(new Map([["SERVICE_API_KEY", "k"], ["SERVICE_DATA_ROOT", tempDataRoot()]]))))

@@ -7,11 +7,15 @@
  *
  * Usage: npm run bench:locomo [-- --data ../shared/bench/locomo-dev.json] [--backends sqlite,postgresql]
  *        [--questions out.jsonl]   (each question's evidence and top 20, one JSON line each, for study)
+ *        [--embed local --model DIR]   (vectors from a model run in the service's process, e.g. an
+ *                                       all-MiniLM-L6-v2 directory; without --model, the tiny
+ *                                       random-weight model, whose recall means nothing)
  */
 import * as NodeFs from "node:fs"
 import * as NodeOs from "node:os"
 import * as NodePath from "node:path"
 import { createDatabase, startCluster } from "../postgres/cluster.js"
+import { writeTinyModel } from "../../src/llm/local/writeTinyModel.js"
 import { BENCH_KEY, percentile, startService } from "./support.js"
 
 interface Turn { readonly speaker: string; readonly dia_id: string; readonly text: string }
@@ -30,6 +34,18 @@ const BACKENDS = arg("backends", "sqlite,postgresql").split(",")
 const QUESTIONS_OUT = arg("questions", "")
 const KEY = BENCH_KEY
 const KS = [5, 10, 20] as const
+const EMBED = arg("embed", "")
+const MODEL = arg("model", "")
+if (EMBED !== "" && EMBED !== "local") throw new Error(`--embed takes local, not ${EMBED}`)
+
+/** The service's embedding settings: none (lexical legs only) unless --embed local. */
+const embedSettings = (scratch: string): Record<string, string> => {
+  if (EMBED !== "local") return {}
+  const model = MODEL === "" ? NodePath.join(scratch, "tiny-model") : NodePath.resolve(MODEL)
+  if (MODEL === "") writeTinyModel(model)
+  return { SERVICE_EMBED_PROVIDER: "local", SERVICE_EMBED_MODEL: model }
+}
+
 const CATEGORIES: Record<number, string> = { 1: "multi-hop", 2: "temporal", 3: "open-domain", 4: "single-hop" }
 
 const call = async (port: number, path: string, body: unknown) => {
@@ -198,9 +214,14 @@ const main = async () => {
   if (QUESTIONS_OUT !== "") NodeFs.writeFileSync(QUESTIONS_OUT, "")
   const cluster = backends.includes("PostgreSQL") ? await startCluster({ fsync: true }) : undefined
   const overall: Record<string, ReadonlyArray<number>> = {}
+  const embedding = embedSettings(dataRoot)
+  console.log(`embeddings: ${embedding.SERVICE_EMBED_MODEL === undefined ? "none (lexical legs only)" : `local, ${embedding.SERVICE_EMBED_MODEL}${MODEL === "" ? " (tiny random-weight model: its recall means nothing)" : ""}`}`)
   try {
     for (const backend of backends) {
-      const env: Record<string, string> = cluster === undefined || backend === "SQLite" ? {} : { SERVICE_DATABASE_URL: await createDatabase(cluster.url) }
+      const env: Record<string, string> = {
+        ...embedding,
+        ...(cluster === undefined || backend === "SQLite" ? {} : { SERVICE_DATABASE_URL: await createDatabase(cluster.url) })
+      }
       const server = await startService(NodeFs.mkdtempSync(NodePath.join(dataRoot, "root-")), env)
       try {
         overall[backend] = report(backend, samples.length, await evaluate(server.port, samples))

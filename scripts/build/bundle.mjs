@@ -22,7 +22,9 @@ export const METAFILE = "dist/bundle-meta.json"
 const ENTRY_POINTS = {
   main: "src/main.ts",
   "cli/main": "src/cli/main.ts",
-  "mcp/main": "src/mcp/main.ts"
+  "mcp/main": "src/mcp/main.ts",
+  // The local embedder's thread script, started by path (src/llm/local/workerPool.ts finds it here).
+  "llm/local/embedWorker": "src/llm/local/embedWorker.ts"
 }
 
 // The CommonJS packages inside the bundle call require() for node's built-ins.

@@ -30,6 +30,12 @@ export class ConfigView extends Schema.Class<ConfigView>("ConfigView")({
   }),
   embed_model: Schema.NullOr(Schema.String).annotations({ description: "The embedding model in use; null when no embedder is configured." }),
   embed_dimensions: Schema.NullOr(Schema.Int).annotations(setting("SERVICE_EMBED_DIMENSIONS", "The vector size asked of the embedder; null: the model's own")),
+  embed_state: Schema.NullOr(Schema.Literal("ready", "model_missing", "model_unloadable")).annotations({
+    description: "With the local embedding provider, whether its model is loaded, missing or present but not loadable; null with the other providers."
+  }),
+  embed_unavailable: Schema.NullOr(Schema.String).annotations({
+    description: "Why no embedder runs and what to do about it (for a missing local model, the command that pulls it); null while one runs."
+  }),
   cors_origins: Schema.Array(Schema.String).annotations(setting("SERVICE_CORS_ORIGINS", "The exact origins a browser may call from; [] when CORS is off")),
   allow_purge: Schema.Boolean.annotations(setting("SERVICE_ALLOW_PURGE", "Whether purge=true is allowed on the delete routes")),
   max_body_bytes: Schema.Int.annotations(setting("SERVICE_MAX_BODY_BYTES", "The largest request body accepted, in bytes (import has its own limit)")),

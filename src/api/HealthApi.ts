@@ -5,7 +5,10 @@ export class Health extends Schema.Class<Health>("Health")({
   status: Schema.Literal("ok").annotations({ description: "Always ok: the process is up and answering." }),
   version: Schema.String.annotations({ description: "The service's version." }),
   schema_version: Schema.Int.annotations({ description: "The version of the store schema this build writes (the one an export records)." }),
-  auth: Schema.Literal("enabled", "disabled").annotations({ description: "Whether requests need a key: disabled only when SERVICE_AUTH_DISABLED is set." })
+  auth: Schema.Literal("enabled", "disabled").annotations({ description: "Whether requests need a key: disabled only when SERVICE_AUTH_DISABLED is set." }),
+  embeddings: Schema.optional(Schema.Literal("ready", "model_missing", "model_unloadable").annotations({
+    description: "Present with the local embedding provider only: whether its model is loaded, missing (run memory-service models pull) or not loadable."
+  }))
 }, { description: "The service is up." }) {}
 
 export class HealthApi extends HttpApiGroup.make("health")

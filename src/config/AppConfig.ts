@@ -1,4 +1,5 @@
 import { Context, Effect, Layer, Option, type Redacted } from "effect"
+import * as NodeOs from "node:os"
 import * as NodePath from "node:path"
 import { configInvalid } from "../startup/StartupError.js"
 import { boolVar, choiceVar, databaseUrlVar, intVar, optionalStringVar, originsVar, secretVar, stringVar } from "./variables.js"
@@ -6,6 +7,13 @@ import { webhookSettings, type WebhookSettings, type WebhookSwitch, webhookSwitc
 
 export const LLM_PROVIDERS = ["openai", "anthropic", "gemini", "ollama"] as const
 export type LlmProviderName = (typeof LLM_PROVIDERS)[number]
+
+/** Embedding providers: the LLM providers' endpoints, or a model run in this process. */
+export const EMBED_PROVIDERS = [...LLM_PROVIDERS, "local"] as const
+export type EmbedProviderName = (typeof EMBED_PROVIDERS)[number]
+
+/** The model hub `models pull` downloads from. */
+export const DEFAULT_HUB_URL = "https://huggingface.co"
 
 export const LOG_LEVELS = ["debug", "info", "warning", "error"] as const
 export type LogLevelName = (typeof LOG_LEVELS)[number]
@@ -46,12 +54,14 @@ export interface Settings {
     readonly concurrency: number
   }
   readonly embed: {
-    readonly provider: Option.Option<LlmProviderName>
+    readonly provider: Option.Option<EmbedProviderName>
     readonly model: Option.Option<string>
     readonly dimensions: Option.Option<number>
     /** For an embedding provider other than the LLM's; the LLM's key and URL otherwise. */
     readonly apiKey: Option.Option<Redacted.Redacted>
     readonly baseUrl: Option.Option<string>
+    /** The local provider's inference (see docs/local-embedding.md). */
+    readonly local: LocalEmbedLimits
   }
   readonly mcp: { readonly allowWrite: boolean; readonly logLevel: string }
   /** Where memory changes are posted; none when SERVICE_WEBHOOK_URL is unset. */
@@ -61,7 +71,29 @@ export interface Settings {
   readonly apiUrl: string
 }
 
+export interface LocalEmbedLimits {
+  /** Worker threads running the model, each with its own copy. */
+  readonly threads: number
+  readonly batchSize: number
+  readonly queueMax: number
+  readonly timeoutMs: number
+  readonly hubUrl: string
+}
+
 const MIB = 1024 * 1024
+
+/** One core is left to the event loop: requests keep being answered while every thread embeds. */
+const defaultThreads = () => Math.min(Math.max(NodeOs.availableParallelism() - 1, 1), 8)
+
+const localEmbedLimits = Effect.gen(function*() {
+  return {
+    threads: yield* intVar("SERVICE_EMBED_THREADS", defaultThreads(), { min: 1, max: 64 }),
+    batchSize: yield* intVar("SERVICE_EMBED_BATCH", 32, { min: 1, max: 1024 }),
+    queueMax: yield* intVar("SERVICE_EMBED_QUEUE_MAX", 4096, { min: 1, max: 1_000_000 }),
+    timeoutMs: yield* intVar("SERVICE_EMBED_TIMEOUT_MS", 30_000, { min: 100, max: 600_000 }),
+    hubUrl: (yield* stringVar("SERVICE_EMBED_HUB_URL", DEFAULT_HUB_URL)).replace(/\/+$/, "")
+  } satisfies LocalEmbedLimits
+})
 
 const databaseSettings = Effect.gen(function*() {
   const url = yield* databaseUrlVar("SERVICE_DATABASE_URL")
@@ -82,8 +114,8 @@ export const loadSettings = Effect.gen(function*() {
   const webhook = yield* webhookSettings
   const embedProvider = yield* optionalStringVar("SERVICE_EMBED_PROVIDER").pipe(
     Effect.flatMap(Option.match({
-      onNone: () => Effect.succeed(Option.none<LlmProviderName>()),
-      onSome: () => Effect.map(choiceVar("SERVICE_EMBED_PROVIDER", LLM_PROVIDERS, "openai"), Option.some)
+      onNone: () => Effect.succeed(Option.none<EmbedProviderName>()),
+      onSome: () => Effect.map(choiceVar("SERVICE_EMBED_PROVIDER", EMBED_PROVIDERS, "openai"), Option.some)
     }))
   )
   const embedDimensions = yield* optionalStringVar("SERVICE_EMBED_DIMENSIONS").pipe(
@@ -124,7 +156,8 @@ export const loadSettings = Effect.gen(function*() {
       model: yield* optionalStringVar("SERVICE_EMBED_MODEL"),
       dimensions: embedDimensions,
       apiKey: yield* secretVar("SERVICE_EMBED_API_KEY"),
-      baseUrl: yield* optionalStringVar("SERVICE_EMBED_BASE_URL")
+      baseUrl: yield* optionalStringVar("SERVICE_EMBED_BASE_URL"),
+      local: yield* localEmbedLimits
     },
     mcp: {
       allowWrite: yield* boolVar("SERVICE_MCP_ALLOW_WRITE", false),

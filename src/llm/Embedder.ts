@@ -1,14 +1,14 @@
 import { Effect, Option } from "effect"
 import { type ProviderError, ProviderUnavailable } from "../api/errors.js"
 import { LlmProvider } from "./LlmProvider.js"
-import type { LlmProviderName } from "../config/AppConfig.js"
+import type { EmbedProviderName } from "../config/AppConfig.js"
 import type { EmbedTransport } from "./types.js"
 
 const QUERY_CACHE = 1024
 
 export interface ActiveEmbedder {
   /** The provider whose embedding endpoint is called: the embedding provider's, or the LLM provider's when none is set apart. */
-  readonly provider: LlmProviderName
+  readonly provider: EmbedProviderName
   readonly model: string
   /** One vector per text, in order. */
   readonly embed: (texts: ReadonlyArray<string>) => Effect.Effect<ReadonlyArray<Float32Array>, ProviderUnavailable>
@@ -54,6 +54,10 @@ const activeEmbedder = (transport: EmbedTransport): ActiveEmbedder => {
 export class Embedder extends Effect.Service<Embedder>()("Memory/Embedder", {
   effect: Effect.map(LlmProvider, (provider) => ({
     active: Option.map(provider.embeddings, activeEmbedder),
-    reason: provider.embeddingsReason
+    reason: provider.embeddingsReason,
+    /** The command or step that brings a missing local model. */
+    remedy: provider.embeddingsRemedy,
+    /** The local model's state and its threads' activity, when the local provider is chosen. */
+    local: provider.localEmbedder
   } as const))
 }) {}

@@ -2,6 +2,8 @@ import type { HttpClient } from "@effect/platform"
 import { NodeHttpClient } from "@effect/platform-node"
 import { Effect, Either, Option } from "effect"
 import { AppConfig, type LlmProviderName, type Settings } from "../config/AppConfig.js"
+import { DEFAULT_LOCAL_MODEL } from "./local/modelFiles.js"
+import { embeddedDefaultModel, type LocalEmbedder, startLocalEmbedder } from "./local/localProvider.js"
 import { LlmUsage } from "./LlmUsage.js"
 import { anthropicChat } from "./providers/anthropic.js"
 import { geminiChat, geminiEmbeddings } from "./providers/gemini.js"
@@ -61,8 +63,9 @@ const chatTransport = (config: Settings, { fetch, http }: Connections, policy: C
 }
 
 /** The embedding provider defaults to the LLM's, and then shares its key and URL. */
-const embedTransport = (config: Settings, { fetch, http }: Connections, policy: CallPolicy): Either.Either<EmbedTransport, string> => {
+const remoteEmbedTransport = (config: Settings, { fetch, http }: Connections, policy: CallPolicy): Either.Either<EmbedTransport, string> => {
   const provider = Option.getOrElse(config.embed.provider, () => config.llm.provider)
+  if (provider === "local") return Either.left("the local provider runs in this process")
   if (provider === "anthropic") {
     return Either.left("anthropic has no embeddings endpoint: set SERVICE_EMBED_PROVIDER (and SERVICE_EMBED_API_KEY) to openai, gemini or ollama")
   }
@@ -85,12 +88,37 @@ const embedTransport = (config: Settings, { fetch, http }: Connections, policy: 
   )
 }
 
+/** The embeddings in use, why there are none, and the local model's state when the local provider is chosen. */
+interface EmbedChoice {
+  readonly transport: Either.Either<EmbedTransport, string>
+  readonly remedy: Option.Option<string>
+  readonly local: Option.Option<LocalEmbedder>
+}
+
+const fromLocal = (local: LocalEmbedder): EmbedChoice => ({ transport: local.transport, remedy: local.remedy, local: Option.some(local) })
+
+/**
+ * SERVICE_EMBED_PROVIDER=local runs a model in this process; another provider is called as
+ * before. With none configured and no key for the LLM provider's embeddings, a model pulled under
+ * the data root is used (the embedded default).
+ */
+const chooseEmbeddings = (config: Settings, connections: Connections, policy: CallPolicy) =>
+  Effect.gen(function*() {
+    if (Option.contains(config.embed.provider, "local")) {
+      return fromLocal(yield* startLocalEmbedder(config, Option.getOrElse(config.embed.model, () => DEFAULT_LOCAL_MODEL)))
+    }
+    const remote = remoteEmbedTransport(config, connections, policy)
+    const pulled = Option.isNone(config.embed.provider) && Either.isLeft(remote) ? embeddedDefaultModel(config) : Option.none()
+    if (Option.isSome(pulled)) return fromLocal(yield* startLocalEmbedder(config, pulled.value))
+    return { transport: remote, remedy: Option.none(), local: Option.none() } satisfies EmbedChoice
+  })
+
 /**
  * The configured LLM (structured generation with retries, usage recorded in the shared
  * `LlmUsage`) and embedding transport, each absent with the reason when not configured.
  */
 export class LlmProvider extends Effect.Service<LlmProvider>()("Memory/LlmProvider", {
-  effect: Effect.gen(function*() {
+  scoped: Effect.gen(function*() {
     const config = yield* AppConfig
     const usage = yield* LlmUsage
     const agent = yield* NodeHttpClient.HttpAgent
@@ -100,12 +128,14 @@ export class LlmProvider extends Effect.Service<LlmProvider>()("Memory/LlmProvid
     }
     const policy: CallPolicy = { timeoutMs: config.llm.timeoutMs, maxRetries: config.llm.maxRetries }
     const chat = chatTransport(config, connections, policy)
-    const embeddings = embedTransport(config, connections, policy)
+    const embeddings = yield* chooseEmbeddings(config, connections, policy)
     return {
       active: Option.map(Either.getRight(chat), (transport): ActiveLlm => structuredLlm(transport, policy, usage.record)),
       reason: Either.getLeft(chat).pipe(Option.getOrElse(() => "")),
-      embeddings: Either.getRight(embeddings),
-      embeddingsReason: Either.getLeft(embeddings).pipe(Option.getOrElse(() => ""))
+      embeddings: Either.getRight(embeddings.transport),
+      embeddingsReason: Either.getLeft(embeddings.transport).pipe(Option.getOrElse(() => "")),
+      embeddingsRemedy: embeddings.remedy,
+      localEmbedder: embeddings.local
     } as const
   }),
   dependencies: [NodeHttpClient.makeAgentLayer({ keepAlive: true })]

@@ -1,6 +1,6 @@
 import type { Effect, Schema } from "effect"
 import type { ProviderError } from "../api/errors.js"
-import type { LlmProviderName } from "../config/AppConfig.js"
+import type { EmbedProviderName, LlmProviderName } from "../config/AppConfig.js"
 import type { LlmOperation } from "./LlmUsage.js"
 import type { CallUsage } from "./usage.js"
 
@@ -32,7 +32,7 @@ export interface ChatTransport {
 
 /** One provider's wire format for embeddings. */
 export interface EmbedTransport {
-  readonly provider: LlmProviderName
+  readonly provider: EmbedProviderName
   readonly model: string
   /** One vector per text, in order. */
   readonly embed: (texts: ReadonlyArray<string>) => Effect.Effect<ReadonlyArray<Float32Array>, ProviderError>

@@ -20,7 +20,7 @@ const NO_LEGS: RecallLegs = {
   lexicalFacts: [], lexicalTurns: [], vector: Either.left("no vectors in this store"), entityFacts: [], datedFacts: [], datedTurns: [], neighbours: []
 }
 
-const NO_EMBEDDER = Layer.succeed(Embedder, Embedder.make({ active: Option.none(), reason: "no embedding provider is configured" }))
+const NO_EMBEDDER = Layer.succeed(Embedder, Embedder.make({ active: Option.none(), reason: "no embedding provider is configured", remedy: Option.none(), local: Option.none() }))
 
 describe("domain services over a test implementation of the storage port", () => {
   it.effect("search fuses the legs the store returns: agreement ranks first, a turn saying a fact's words merges into it", () =>

@@ -24,6 +24,8 @@ export interface ConfigView {
   readonly embed_provider: string | null
   readonly embed_model: string | null
   readonly embed_dimensions: number | null
+  readonly embed_state: "ready" | "model_missing" | "model_unloadable" | null
+  readonly embed_unavailable: string | null
   readonly cors_origins: ReadonlyArray<string>
   readonly allow_purge: boolean
   readonly max_body_bytes: number

@@ -12,6 +12,7 @@ import { jobCommand } from "./jobs.js"
 import { keysCommand } from "./keys.js"
 import { mcpCommand } from "./mcp.js"
 import { migrateCommand } from "./migrate.js"
+import { modelsCommand } from "./models.js"
 import { exploreCommand, refineCommand, timelineCommand } from "./graph.js"
 import { deleteCommand, deleteUserCommand, getCommand, listCommand, supersedeCommand } from "./memories.js"
 import { answerCommand, contextCommand, searchCommand } from "./retrieval.js"
@@ -43,6 +44,7 @@ export const rootCommand = Command.make("memory-service").pipe(
     jobCommand,
     dreamCommand,
     embedCommand,
+    modelsCommand,
     keysCommand,
     statsCommand,
     usageCommand,

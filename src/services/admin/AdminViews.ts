@@ -38,9 +38,11 @@ export class AdminViews extends Effect.Service<AdminViews>()("Memory/AdminViews"
         llm_api_key_set: Option.isSome(config.llm.apiKey),
         llm_base_url: Option.getOrNull(config.llm.baseUrl),
         // The embedder in use, which defaults from the LLM provider: none without one.
-        embed_provider: Option.getOrNull(Option.map(embedder.active, (active) => active.provider)),
-        embed_model: Option.getOrNull(Option.map(embedder.active, (active) => active.model)),
+        embed_provider: Option.getOrNull(Option.orElse(Option.map(embedder.active, (active) => active.provider), () => Option.as(embedder.local, "local"))),
+        embed_model: Option.getOrNull(Option.orElse(Option.map(embedder.active, (active) => active.model), () => Option.map(embedder.local, (local) => local.model))),
         embed_dimensions: Option.getOrNull(config.embed.dimensions),
+        embed_state: Option.getOrNull(Option.map(embedder.local, (local) => local.state)),
+        embed_unavailable: Option.isSome(embedder.active) ? null : embedder.reason,
         cors_origins: config.corsOrigins,
         allow_purge: config.allowPurge,
         max_body_bytes: config.maxBodyBytes,

@@ -1,6 +1,7 @@
-import { Effect } from "effect"
+import { Effect, Option } from "effect"
 import { Registry } from "prom-client"
 import { AppConfig } from "../../config/AppConfig.js"
+import { Embedder } from "../../llm/Embedder.js"
 import { countsOf } from "../../llm/usage.js"
 import { LlmUsage } from "../../llm/LlmUsage.js"
 import { nearestRank, RequestMetrics } from "./RequestMetrics.js"
@@ -39,6 +40,7 @@ export class Prometheus extends Effect.Service<Prometheus>()("Memory/Prometheus"
     const stores = yield* UserStore
     const { storeCacheMax } = yield* AppConfig
     const webhooks = yield* WebhookCounters
+    const embedder = yield* Embedder
     const registry = new Registry()
 
     register(registry,
@@ -111,6 +113,13 @@ export class Prometheus extends Effect.Service<Prometheus>()("Memory/Prometheus"
         return (["pending", "retrying"] as const).map((state) => ({ labels: { state }, value: counts[state] }))
       }
     )
+
+    // The local embedder's threads, only where it runs.
+    const pool = Option.flatMap(embedder.local, (local) => local.pool)
+    if (Option.isSome(pool)) {
+      register(registry, "sodamem_embed_queued_texts", "Texts waiting for a local embedding thread.", "gauge", async () => [{ labels: {}, value: pool.value.queuedTexts() }])
+      register(registry, "sodamem_embed_threads_busy", "Local embedding threads running a batch now.", "gauge", async () => [{ labels: {}, value: pool.value.busyThreads() }])
+    }
 
     return {
       exposition: Effect.promise(() => registry.metrics())

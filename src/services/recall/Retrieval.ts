@@ -89,13 +89,16 @@ export class Retrieval extends Effect.Service<Retrieval>()("Memory/Retrieval", {
     const store = yield* UserStore
     const embedder = yield* Embedder
 
+    // A missing local model names the command that brings it.
+    const remedy = Option.match(embedder.remedy, { onNone: () => ({}), onSome: (command) => ({ command }) })
+
     /** The vector leg could not run, for this reason: one entry per channel, as the contract lists them. */
     const vectorSkipped = (reason: string) =>
       VECTOR_CHANNELS.map((channel) =>
         new Degraded({
           code: "vector_route_failed",
           message: `${reason} — vector route for ${channel} skipped`,
-          details: { channel }
+          details: { channel, ...remedy }
         }))
 
     /** The query's vector, or why there is none. */

@@ -31,6 +31,8 @@ export const ConfigPanel = ({ state }: { readonly state: AsyncState<ConfigView> 
             ["Embedding provider", orNone(config.embed_provider)],
             ["Embedding model", orNone(config.embed_model)],
             ["Embedding dimensions", orNone(config.embed_dimensions)],
+            ["Embedding model state", orNone(config.embed_state)],
+            ["Embeddings unavailable", orNone(config.embed_unavailable)],
             ["CORS origins", config.cors_origins.length === 0 ? "none" : config.cors_origins.join(", ")],
             ["Largest request body", formatBytes(config.max_body_bytes)],
             ["Request log rows kept", config.request_log_max === 0 ? "off" : formatCount(config.request_log_max)],
