@@ -25,14 +25,15 @@ describe("memory-service CLI", () => {
   it.scoped("health, add and wait, reads, corrections, deletes and errors", () =>
     Effect.gen(function*() {
       const server = yield* startServer()
-      const [health, added, fromStdin, unknown, wrongKey] = yield* Effect.all([
+      const [health, added, fromStdin, unknown, wrongKey, tooMany] = yield* Effect.all([
         ok(server, ["health"]),
         ok(server, ["add", "--user", "alice", "--message", "I moved to Lisbon in March.", "--session-id", "trip", "--no-infer"]),
         ok(server, ["add", "--user", "alice", "--file", "-", "--no-infer", "--no-wait", "--json"], {
           stdin: JSON.stringify([{ role: "assistant", content: "Noted: green tea every morning." }])
         }),
         cli(server, ["get", "--user", "alice", "fact_missing"]),
-        cli(server, ["list", "--user", "alice"], { key: "wrong-key" })
+        cli(server, ["list", "--user", "alice"], { key: "wrong-key" }),
+        cli(server, ["search", "--user", "alice", "Lisbon", "--top-k", "500"])
       ], { concurrency: "unbounded" })
       expect(health).toMatch(/^ok\s+version \S+\s+schema \d+\s+auth enabled/)
       expect(added).toContain("turns_written: 1")
@@ -42,6 +43,9 @@ describe("memory-service CLI", () => {
       expect(wrongKey.code).not.toBe(0)
       expect(wrongKey.stderr).toMatch(/^unauthorized: /)
       expect(`${unknown.stderr}${wrongKey.stderr}`).not.toContain(API_KEY)
+      // Refused before sending, in the server's words, not in the field's description.
+      expect(tooMany.code).not.toBe(0)
+      expect(tooMany.stderr.trim()).toBe("validation_error: top_k: Input should be less than or equal to 100")
 
       // Without an LLM nothing extracts facts: seed them in the store the adds created.
       yield* seedFacts(server, "alice", [

@@ -1,4 +1,5 @@
-import { Effect, ParseResult, Schema } from "effect"
+import { Effect, Schema } from "effect"
+import { fieldErrorLine } from "../api/fieldErrors.js"
 import { CliFailure } from "./errors.js"
 
 /**
@@ -8,6 +9,6 @@ import { CliFailure } from "./errors.js"
 export const request = <A, I>(schema: Schema.Schema<A, I>, input: unknown): Effect.Effect<A, CliFailure> =>
   Schema.decodeUnknown(schema)(input).pipe(
     Effect.mapError((error) =>
-      new CliFailure({ code: "validation_error", message: ParseResult.TreeFormatter.formatErrorSync(error) })
+      new CliFailure({ code: "validation_error", message: fieldErrorLine(error.issue, input) })
     )
   )

@@ -1,6 +1,6 @@
 import { HttpServerResponse } from "@effect/platform"
 import { type ApiError, ERROR_CATALOGUE, errorEnvelope, ValidationError } from "../api/errors.js"
-import type { FieldError } from "./validationErrors.js"
+import type { FieldError } from "../api/fieldErrors.js"
 
 /**
  * The error envelope with the catalogue's status. A body refused as too large may still be

@@ -4,7 +4,7 @@ import { Effect, Either, Option, Schema } from "effect"
 import { jsonBodyOnly } from "./contentType.js"
 import { validationFailed } from "./errorResponse.js"
 import { matchRoute, type RouteInputs } from "./routes.js"
-import { type FieldError, fieldErrors } from "./validationErrors.js"
+import { type FieldError, fieldErrors } from "../api/fieldErrors.js"
 
 /** The body as the builder decoded it, read again from the request's cached text (none when empty). */
 const decodedBody = (request: HttpServerRequest.HttpServerRequest) => Effect.orElseSucceed(jsonBodyOnly(request).json, () => null)

@@ -1,25 +1,19 @@
-import { Either } from "effect"
+import { Either, Option, Schema } from "effect"
 import type { MemoryClient } from "./client.js"
 import { attempt } from "./failure.js"
 
-export interface SessionTurn {
-  readonly position: number
-  readonly role: string
-  readonly content: string
-}
+/** An export line holding one turn; every other line (header, facts, the end record) is not one. */
+const TurnLine = Schema.parseJson(Schema.Struct({
+  type: Schema.Literal("turn"),
+  session_id: Schema.String,
+  position: Schema.Number,
+  role: Schema.String,
+  content: Schema.String
+}))
 
-const isTurnOf = (sessionId: string) => (record: unknown): record is SessionTurn & { readonly session_id: string } =>
-  typeof record === "object" && record !== null && "type" in record && record.type === "turn" &&
-  "session_id" in record && record.session_id === sessionId && "position" in record && typeof record.position === "number" &&
-  "role" in record && typeof record.role === "string" && "content" in record && typeof record.content === "string"
+export type SessionTurn = typeof TurnLine.Type
 
-const parseLine = (line: string): unknown => {
-  try {
-    return JSON.parse(line)
-  } catch {
-    return undefined
-  }
-}
+const turnOf = Schema.decodeUnknownOption(TurnLine)
 
 /**
  * A session's turns in order, read from the user's export (the one route that lists turns);
@@ -31,5 +25,8 @@ export const readSessionTurns = async (client: MemoryClient, userId: string, ses
     if (answer.left.code !== "not_found") client.note("degraded", "session history skipped, answering without it", answer.left.line)
     return []
   }
-  return answer.right.split("\n").map(parseLine).filter(isTurnOf(sessionId)).sort((a, b) => a.position - b.position)
+  return answer.right.split("\n")
+    .flatMap((line) => Option.toArray(turnOf(line)))
+    .filter((turn) => turn.session_id === sessionId)
+    .sort((a, b) => a.position - b.position)
 }

@@ -1,5 +1,6 @@
 import { Cause, Effect, Either, ParseResult, Schema } from "effect"
 import { errorLine, isApiError } from "../../api/errors.js"
+import { fieldErrorLine } from "../../api/fieldErrors.js"
 import { type BatchAddRequest, BatchAddResult, BatchItemResult, BatchSession, JobAccepted } from "../../api/MemoriesApi.js"
 import { AppConfig } from "../../config/AppConfig.js"
 import type { AuditContext } from "../../domain/audit.js"
@@ -23,12 +24,8 @@ type BatchItem = PreparedBatch["items"][number]
 const decodeSession = Schema.decodeUnknownEither(BatchSession)
 
 /** A session that fails validation, said the way a job error is: `validation_error: <where>: <what>`. */
-const validationLine = (index: number, error: ParseResult.ParseError) =>
-  `validation_error: ${
-    ParseResult.ArrayFormatter.formatErrorSync(error)
-      .map((issue) => `sessions[${index}]${issue.path.map((key) => typeof key === "number" ? `[${key}]` : `.${String(key)}`).join("")}: ${issue.message}`)
-      .join("; ")
-  }`
+const validationLine = (index: number, raw: unknown, error: ParseResult.ParseError) =>
+  `validation_error: ${fieldErrorLine(error.issue, raw, `sessions[${index}]`)}`
 
 const failed = (index: number, error: string) =>
   new BatchItemResult({ index, ok: false, session_id: null, facts_extracted: 0, error })
@@ -49,7 +46,7 @@ export class BatchIngest extends Effect.Service<BatchIngest>()("Memory/BatchInge
         const userId = yield* validateUserId(request.user_id)
         const items = yield* Effect.forEach(request.sessions, (raw, index): Effect.Effect<BatchItem> =>
           Either.match(decodeSession(raw, { onExcessProperty: "error" }), {
-            onLeft: (error) => Effect.succeed({ index, error: validationLine(index, error) }),
+            onLeft: (error) => Effect.succeed({ index, error: validationLine(index, raw, error) }),
             onRight: (session) =>
               ingest.prepare({ ...request, ...session, user_id: userId }, audit).pipe(
                 Effect.map((prepared) => ({ index, prepared })),

@@ -1,4 +1,5 @@
-import { Either, ParseResult, Schema } from "effect"
+import { Either, Schema } from "effect"
+import { fieldErrorLine } from "../../api/fieldErrors.js"
 import { emptyTables, type RowBatch, snapshotBatches } from "../../storage/transfer/records.js"
 import { EndRecord, EXPORTED_TABLES, type ExportedTable, type HeaderRecord, RECORD_SCHEMAS, RECORD_TYPES, vectorFromBase64 } from "./exportFormat.js"
 
@@ -12,7 +13,7 @@ const TABLE_OF_TYPE = new Map<string, ExportedTable>(EXPORTED_TABLES.map((table)
 
 /** A value decoded, or why it is not one. */
 export const decodeRecord = <A, I>(schema: Schema.Schema<A, I>, value: unknown): Either.Either<A, string> =>
-  Either.mapLeft(Schema.decodeUnknownEither(schema)(value), (error) => ParseResult.TreeFormatter.formatErrorSync(error))
+  Either.mapLeft(Schema.decodeUnknownEither(schema)(value), (error) => fieldErrorLine(error.issue, value))
 
 /** A set of keys that tells a key seen before. */
 const keys = (what: string) => {

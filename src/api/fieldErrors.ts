@@ -1,5 +1,5 @@
 import { Option, ParseResult, SchemaAST as AST } from "effect"
-import { type ValidationTypeAnnotation, ValidationTypeId } from "../api/validation.js"
+import { type ValidationTypeAnnotation, ValidationTypeId } from "./validation.js"
 
 /** One item of `details.errors[]` of a 422 `validation_error`, in the reference service's shape. */
 export interface FieldError {
@@ -155,3 +155,15 @@ export const fieldErrors = (issue: ParseResult.ParseIssue, part: "body" | "query
     return true
   })
 }
+
+const pathOf = (root: string, keys: Loc) =>
+  keys.reduce<string>((path, key) => typeof key === "number" ? `${path}[${key}]` : path === "" ? key : `${path}.${key}`, root)
+
+/**
+ * A decode failure in one line, each field as `<path>: <message>` in the 422's words (the
+ * schemas' descriptions document fields; they are not messages). `root` prefixes every path.
+ */
+export const fieldErrorLine = (issue: ParseResult.ParseIssue, input: unknown, root = ""): string =>
+  fieldErrors(issue, "body", input)
+    .map((field) => `${pathOf(root, field.loc.slice(1))}: ${field.msg}`)
+    .join("; ")
