@@ -5,6 +5,7 @@ import { llmEnv, providerStub } from "./support/llm.js"
 import { loadRecorder } from "./support/loadedModules.js"
 import { startProcess } from "./support/processes.js"
 import { API_KEY, authHeaders, tempDataRoot } from "./support/server.js"
+import { SERVICE_VERSION } from "../src/version.js"
 
 /** What a configuration that does not use them must not load: each is loaded on first use. */
 const POSTGRES = ["pg", "@effect/sql-pg"]
@@ -72,12 +73,18 @@ describe("what a process loads is what its configuration uses", () => {
       expect(loaded(recorder.packages(), OPENAI)).toEqual(OPENAI)
     }))
 
-  it.effect("memory-service --version loads none of the server, the storage engines, the MCP server or the SDKs", () =>
+  it.effect("memory-service --version answers before the commands load; --help loads none of the server, the storage engines, the MCP server or the SDKs", () =>
     Effect.gen(function*() {
-      const recorder = loadRecorder()
-      const run = yield* runCli(["--version"], { env: recorder.env })
-      expect(run.code).toBe(0)
-      const packages = recorder.packages()
+      const versionLoads = loadRecorder()
+      const version = yield* runCli(["--version"], { env: versionLoads.env })
+      expect({ code: version.code, stdout: version.stdout }).toEqual({ code: 0, stdout: `${SERVICE_VERSION}\n` })
+      expect(loaded(versionLoads.packages(), ["effect", "@effect/cli", "@effect/platform-node"])).toEqual([])
+
+      const helpLoads = loadRecorder()
+      const help = yield* runCli(["--help"], { env: helpLoads.env })
+      expect(help.code).toBe(0)
+      expect(help.stdout).toContain(`memory-service ${SERVICE_VERSION}`)
+      const packages = helpLoads.packages()
       expect(packages.has("@effect/cli")).toBe(true)
       expect(loaded(packages, [...POSTGRES, ...TRACING, ...OPENAI, ...TOKENIZER, "@effect/ai", "prom-client", "@effect/sql-sqlite-node"])).toEqual([])
     }))

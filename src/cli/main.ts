@@ -1,30 +1,8 @@
 #!/usr/bin/env node
-import { Command, ValidationError } from "@effect/cli"
-import { NodeContext, NodeRuntime } from "@effect/platform-node"
-import { Cause, Effect } from "effect"
 import { SERVICE_VERSION } from "../version.js"
-import { rootCommand } from "./commands/index.js"
-import { coloursOnTerminalsOnly } from "./colours.js"
-import { CliFailure } from "./errors.js"
 
-const EXIT_FAILURE = 1
-/** Bad usage: @effect/cli has already printed what was wrong. */
-const EXIT_USAGE = 2
-
-const run = Command.run(rootCommand, { name: "memory-service", version: SERVICE_VERSION })
-
-const fail = (line: string | undefined, code: number) =>
-  Effect.sync(() => {
-    if (line !== undefined) process.stderr.write(`${line}\n`)
-    process.exitCode = code
-  })
-
-run(process.argv).pipe(
-  coloursOnTerminalsOnly,
-  Effect.catchIf(ValidationError.isValidationError, () => fail(undefined, EXIT_USAGE)),
-  Effect.catchTag("CliFailure", (failure: CliFailure) => fail(`${failure.code}: ${failure.message}`, EXIT_FAILURE)),
-  // A defect is a bug here, not the service's answer: still one line, never a stack on stdout.
-  Effect.catchAllCause((cause) => Cause.isInterruptedOnly(cause) ? Effect.void : fail(`internal_error: ${Cause.pretty(cause)}`, EXIT_FAILURE)),
-  Effect.provide(NodeContext.layer),
-  NodeRuntime.runMain({ disableErrorReporting: true, disablePrettyLogger: true })
-)
+// `--version` alone answers before the commands, their schemas and the runtime load: the
+// same line @effect/cli prints, at the cost of starting Node.
+const args = process.argv.slice(2)
+if (args.length === 1 && args[0] === "--version") process.stdout.write(`${SERVICE_VERSION}\n`)
+else await import("./run.js")
