@@ -12,6 +12,7 @@ const POSTGRES = ["pg", "@effect/sql-pg"]
 const TRACING = ["@effect/opentelemetry", "@opentelemetry/sdk-trace-base", "@opentelemetry/exporter-trace-otlp-http"]
 const OPENAI = ["openai"]
 const TOKENIZER = ["gpt-tokenizer"]
+const LOCAL_EMBEDDING = ["src/llm/local/workerPool.ts", "src/llm/local/localEmbeddings.ts"]
 
 const serviceProcess = (env: Record<string, string>) =>
   Effect.acquireRelease(
@@ -48,6 +49,8 @@ describe("what a process loads is what its configuration uses", () => {
       expect(started.has("src")).toBe(true)
       expect(started.has("effect")).toBe(true)
       expect(loaded(started, [...POSTGRES, ...TRACING, ...OPENAI, ...TOKENIZER])).toEqual([])
+      // Without a local model, neither the embedding pool nor its transport is loaded.
+      expect([...recorder.inputs()].filter((input) => LOCAL_EMBEDDING.includes(input))).toEqual([])
 
       const added = yield* addTurn(service.port, "I keep bees on the roof.", false)
       expect(added.status).toBe(200)

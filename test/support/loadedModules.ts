@@ -36,14 +36,16 @@ export const loadRecorder = () => {
   NodeFs.writeFileSync(register, REGISTER(hooks, log))
   NodeFs.writeFileSync(log, "")
   const metafile = JSON.parse(NodeFs.readFileSync(NodePath.join(ROOT, "dist/bundle-meta.json"), "utf8")) as Metafile
+  const loadedInputs = () =>
+    NodeFs.readFileSync(log, "utf8").split("\n")
+      .filter((url) => url.startsWith("file:"))
+      .map((url) => NodePath.relative(ROOT, fileURLToPath(url)))
+      .flatMap((file) => Object.keys(metafile.outputs[file]?.inputs ?? {}))
   return {
     env: { NODE_OPTIONS: `--import=${register}` },
     /** The packages inside the bundle files loaded so far (each bundle file by its place under the root). */
-    packages: (): ReadonlySet<string> => {
-      const files = NodeFs.readFileSync(log, "utf8").split("\n")
-        .filter((url) => url.startsWith("file:"))
-        .map((url) => NodePath.relative(ROOT, fileURLToPath(url)))
-      return new Set(files.flatMap((file) => Object.keys(metafile.outputs[file]?.inputs ?? {}).map(packageOf)))
-    }
+    packages: (): ReadonlySet<string> => new Set(loadedInputs().map(packageOf)),
+    /** The sources and package files inside the bundle files loaded so far, as paths under the root. */
+    inputs: (): ReadonlySet<string> => new Set(loadedInputs())
   }
 }

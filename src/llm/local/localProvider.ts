@@ -1,9 +1,13 @@
 import { Effect, Either, Option } from "effect"
 import type { Settings } from "../../config/AppConfig.js"
+import { lazyModule } from "../../util/lazyModule.js"
 import type { EmbedTransport } from "../types.js"
-import { localEmbeddings } from "./localEmbeddings.js"
 import { DEFAULT_LOCAL_MODEL, missingFiles, modelDirectory, pulledModels, remedy } from "./modelFiles.js"
-import { type EmbedPool, startPool } from "./workerPool.js"
+import type { EmbedPool } from "./workerPool.js"
+
+// The pool and its transport load with a model to run: other configurations never carry them.
+const workerPool = lazyModule("local embedding pool", () => import("./workerPool.js"))
+const transports = lazyModule("local embeddings", () => import("./localEmbeddings.js"))
 
 /** How the local model stands: loaded, its files absent, or present and not loadable. */
 export type LocalModelState = "ready" | "model_missing" | "model_unloadable"
@@ -38,7 +42,10 @@ export const startLocalEmbedder = (config: Settings, model: string) =>
       } satisfies LocalEmbedder
     }
     const limits = config.embed.local
-    const started = yield* Effect.either(startPool({ directory }, limits.threads))
+    const started = yield* Effect.either(workerPool.pipe(
+      Effect.mapError((failure) => failure.message),
+      Effect.flatMap(({ startPool }) => startPool({ directory }, limits.threads))
+    ))
     if (Either.isLeft(started)) {
       return {
         model,
@@ -59,6 +66,7 @@ export const startLocalEmbedder = (config: Settings, model: string) =>
         pool: Option.none()
       } satisfies LocalEmbedder
     }
+    const { localEmbeddings } = yield* Effect.orDie(transports)
     yield* Effect.logInfo(`local embedding model ${model}: ${pool.dimensions} dimensions, ${pool.maxTokens} tokens, ${limits.threads} threads`)
     return {
       model,
