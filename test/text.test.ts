@@ -1,7 +1,10 @@
 import { describe, expect, it } from "@effect/vitest"
 import { Effect } from "effect"
 import { MAX_CONTENT_BYTES, utf8Length } from "../src/api/text.js"
+import { respond as brainReply } from "../scripts/stubs/brain.js"
+import type { StubChat } from "../scripts/stubs/llm-providers.js"
 import { runCli } from "./support/cli.js"
+import { llmEnv, providerStub } from "./support/llm.js"
 import { API_KEY, authHeaders, ingestTurn, rawFetch, sendJson, startServer } from "./support/server.js"
 import { controlRows, userRows } from "./support/userRows.js"
 
@@ -176,4 +179,44 @@ describe("the size of a turn", () => {
       expect(found.status).toBe(200)
       expect((found.body as { hits: ReadonlyArray<unknown> }).hits.length).toBeGreaterThan(0)
     }), 120_000)
+})
+
+/** A provider whose every statement, name, answer and summary ends with NUL and a lone surrogate. */
+const unstorableReplies = (request: StubChat): unknown => {
+  const spoil = (value: unknown): unknown =>
+    Array.isArray(value)
+      ? value.map(spoil)
+      : typeof value === "object" && value !== null
+      ? Object.fromEntries(Object.entries(value).map(([key, field]) =>
+        [key, typeof field === "string" && SPOILED_FIELDS.has(key) ? `${field}\u0000\ud800` : spoil(field)]))
+      : value
+  return spoil(brainReply(request))
+}
+const SPOILED_FIELDS = new Set(["statement", "name", "answer", "summary"])
+
+describe("text an LLM provider sends", () => {
+  it.scoped("NUL is dropped and a lone surrogate becomes U+FFFD before anything is stored or answered, on either backend", () =>
+    Effect.gen(function*() {
+      const stub = yield* providerStub("openai", { respond: unstorableReplies })
+      const { baseUrl } = yield* startServer(llmEnv(stub))
+      const ingested = yield* sendJson(`${baseUrl}/v1/memories`, add({ infer: true, messages: [{ role: "user", content: "I adopted a beagle named Rex." }] }))
+      expect(ingested.status).toBe(200)
+      const listed = yield* get(`${baseUrl}/v1/memories?user_id=writer`)
+      const facts = (listed.body as { memories: ReadonlyArray<{ kind: string; content: string }> }).memories.filter(({ kind }) => kind !== "turn")
+      expect(facts.length).toBeGreaterThan(0)
+      for (const { content } of facts) {
+        expect(content).not.toContain("\u0000")
+        expect(content.endsWith("\ufffd")).toBe(true)
+      }
+      const timeline = yield* get(`${baseUrl}/v1/entity_timeline?user_id=writer&entity_id=rex`)
+      expect(timeline.status).toBe(200)
+      expect(JSON.stringify(timeline.body)).not.toContain("\\u0000")
+      expect((timeline.body as { items: ReadonlyArray<unknown> }).items.length).toBeGreaterThan(0)
+
+      const answered = yield* sendJson(`${baseUrl}/v1/answer`, { user_id: "writer", question: "What did I adopt?" })
+      expect(answered.status).toBe(200)
+      const { answer } = answered.body as { answer: string }
+      expect(answer).not.toContain("\u0000")
+      expect(answer.endsWith("\ufffd")).toBe(true)
+    }))
 })

@@ -4,6 +4,8 @@
  */
 const LONE_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/
 
+const LONE_SURROGATES = new RegExp(LONE_SURROGATE.source, "g")
+
 export const hasNul = (text: string) => text.includes("\u0000")
 
 export const hasLoneSurrogate = (text: string) => LONE_SURROGATE.test(text)
@@ -11,3 +13,10 @@ export const hasLoneSurrogate = (text: string) => LONE_SURROGATE.test(text)
 /** What keeps text from being stored as it is, if anything. */
 export const unstorableReason = (text: string): "nul" | "lone_surrogate" | undefined =>
   hasNul(text) ? "nul" : hasLoneSurrogate(text) ? "lone_surrogate" : undefined
+
+/**
+ * Text from outside the request's rule (an LLM provider's reply) made storable: NUL dropped, each
+ * lone surrogate replaced by U+FFFD. A client's text is refused instead (src/api/text.ts).
+ */
+export const storableForm = (text: string) =>
+  text.replaceAll("\u0000", "").replace(LONE_SURROGATES, "\ufffd")

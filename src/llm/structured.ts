@@ -1,5 +1,6 @@
 import { Effect, type ParseResult, Schema } from "effect"
 import { ProviderEmptyContent, type ProviderError, ProviderInvalidOutput } from "../api/errors.js"
+import { storableForm } from "../domain/storableText.js"
 import type { LlmOperation } from "./LlmUsage.js"
 import type { Origin } from "./failures.js"
 import { providerJsonSchema } from "./jsonSchema.js"
@@ -30,6 +31,9 @@ interface Compiled<A> {
   readonly decode: (text: string) => Effect.Effect<A, ParseResult.ParseError>
 }
 
+/** Every string of a reply kept as the stores can hold it, whichever field it ends up in. */
+const storableStrings = (_key: string, value: unknown) => typeof value === "string" ? storableForm(value) : value
+
 // A task's JSON schema and decoder are built once per schema: building them costs more than a reply takes to decode.
 const compiled = new WeakMap<object, Compiled<unknown>>()
 
@@ -37,7 +41,10 @@ const compile = <A, I>(schema: Schema.Schema<A, I, never>): Compiled<A> => {
   const known = compiled.get(schema)
   // Stored under its own schema only, so the decoder's type is that schema's.
   if (known !== undefined) return known as Compiled<A>
-  const built: Compiled<A> = { jsonSchema: providerJsonSchema(schema), decode: Schema.decodeUnknown(Schema.parseJson(schema)) }
+  const built: Compiled<A> = {
+    jsonSchema: providerJsonSchema(schema),
+    decode: Schema.decodeUnknown(Schema.parseJson(schema, { reviver: storableStrings }))
+  }
   compiled.set(schema, built)
   return built
 }

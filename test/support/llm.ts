@@ -1,10 +1,10 @@
 import { Effect } from "effect"
-import { type ProviderStub, startProviderStub } from "../../scripts/stubs/llm-providers.js"
+import { type ProviderStub, type ProviderStubOptions, startProviderStub } from "../../scripts/stubs/llm-providers.js"
 
 export type ProviderName = "openai" | "anthropic" | "gemini" | "ollama"
 
 /** A stub of one LLM provider on loopback for the enclosing scope. */
-export const providerStub = (provider: ProviderName = "openai", options: { readonly delayMs?: number } = {}) =>
+export const providerStub = (provider: ProviderName = "openai", options: Omit<ProviderStubOptions, "provider"> = {}) =>
   Effect.acquireRelease(
     Effect.promise(() => startProviderStub({ provider, ...options })),
     (stub) => Effect.promise(() => stub.close())
