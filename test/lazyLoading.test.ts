@@ -13,6 +13,12 @@ const TRACING = ["@effect/opentelemetry", "@opentelemetry/sdk-trace-base", "@ope
 const OPENAI = ["openai"]
 const TOKENIZER = ["gpt-tokenizer"]
 const LOCAL_EMBEDDING = ["src/llm/local/workerPool.ts", "src/llm/local/localEmbeddings.ts"]
+/** The Swagger UI bundle and the OpenAPI builder behind /docs and /openapi.json. */
+const DOCUMENTATION = ["src/http/docsPages.ts", "@effect/platform/dist/esm/internal/httpApiSwagger.js"]
+
+/** Which of `wanted` (sources, or package files by their path inside node_modules) are among the loaded inputs. */
+const loadedInputs = (inputs: ReadonlySet<string>, wanted: ReadonlyArray<string>) =>
+  wanted.filter((name) => [...inputs].some((input) => input === name || input.endsWith(`node_modules/${name}`)))
 
 const serviceProcess = (env: Record<string, string>) =>
   Effect.acquireRelease(
@@ -59,6 +65,29 @@ describe("what a process loads is what its configuration uses", () => {
       expect(context.status).toBe(200)
       expect(context.body).toContain("I keep bees on the roof.")
       expect(loaded(recorder.packages(), TOKENIZER)).toEqual(TOKENIZER)
+    }))
+
+  it.scoped("a server serves /health without the documentation's modules; /docs and /openapi.json load them on their first request", () =>
+    Effect.gen(function*() {
+      const recorder = loadRecorder()
+      const service = yield* serviceProcess(recorder.env)
+      const health = yield* Effect.promise(() => fetch(`http://127.0.0.1:${service.port}/health`))
+      expect(health.status).toBe(200)
+      expect(loadedInputs(recorder.inputs(), DOCUMENTATION)).toEqual([])
+
+      const document = yield* Effect.promise(async () => {
+        const response = await fetch(`http://127.0.0.1:${service.port}/openapi.json`)
+        return { status: response.status, body: await response.json() as { readonly paths: Record<string, unknown> } }
+      })
+      expect(document.status).toBe(200)
+      expect(Object.keys(document.body.paths)).toContain("/v1/memories")
+      expect(loadedInputs(recorder.inputs(), DOCUMENTATION)).toEqual(DOCUMENTATION)
+      const page = yield* Effect.promise(async () => {
+        const response = await fetch(`http://127.0.0.1:${service.port}/docs`)
+        return { status: response.status, body: await response.text() }
+      })
+      expect(page.status).toBe(200)
+      expect(page.body).toContain("SwaggerUIBundle")
     }))
 
   it.scoped("the OpenAI SDK loads at the provider's first call, not at start; the tracing SDK loads with an endpoint", () =>
