@@ -15,6 +15,8 @@ const TOKENIZER = ["gpt-tokenizer"]
 const LOCAL_EMBEDDING = ["src/llm/local/workerPool.ts", "src/llm/local/localEmbeddings.ts"]
 /** The Swagger UI bundle and the OpenAPI builder behind /docs and /openapi.json. */
 const DOCUMENTATION = ["src/http/docsPages.ts", "@effect/platform/dist/esm/internal/httpApiSwagger.js"]
+/** The MCP server behind /mcp: its SDK, the RPC protocol and the tools. */
+const MCP_SERVER = ["src/http/mcpApp.ts", "src/mcp/handlers.ts", "@effect/ai/dist/esm/McpServer.js", "@effect/rpc/dist/esm/RpcServer.js"]
 
 /** Which of `wanted` (sources, or package files by their path inside node_modules) are among the loaded inputs. */
 const loadedInputs = (inputs: ReadonlySet<string>, wanted: ReadonlyArray<string>) =>
@@ -67,13 +69,13 @@ describe("what a process loads is what its configuration uses", () => {
       expect(loaded(recorder.packages(), TOKENIZER)).toEqual(TOKENIZER)
     }))
 
-  it.scoped("a server serves /health without the documentation's modules; /docs and /openapi.json load them on their first request", () =>
+  it.scoped("a server serves /health without the documentation's or the MCP server's modules; /docs, /openapi.json and /mcp load them on their first request", () =>
     Effect.gen(function*() {
       const recorder = loadRecorder()
       const service = yield* serviceProcess(recorder.env)
       const health = yield* Effect.promise(() => fetch(`http://127.0.0.1:${service.port}/health`))
       expect(health.status).toBe(200)
-      expect(loadedInputs(recorder.inputs(), DOCUMENTATION)).toEqual([])
+      expect(loadedInputs(recorder.inputs(), [...DOCUMENTATION, ...MCP_SERVER])).toEqual([])
 
       const document = yield* Effect.promise(async () => {
         const response = await fetch(`http://127.0.0.1:${service.port}/openapi.json`)
@@ -88,6 +90,24 @@ describe("what a process loads is what its configuration uses", () => {
       })
       expect(page.status).toBe(200)
       expect(page.body).toContain("SwaggerUIBundle")
+      expect(loadedInputs(recorder.inputs(), MCP_SERVER)).toEqual([])
+
+      const initialized = yield* Effect.promise(async () => {
+        const response = await fetch(`http://127.0.0.1:${service.port}/mcp`, {
+          method: "POST",
+          headers: { ...authHeaders(), "content-type": "application/json", accept: "application/json, text/event-stream" },
+          body: JSON.stringify({
+            jsonrpc: "2.0",
+            id: 1,
+            method: "initialize",
+            params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "lazy", version: "0" } }
+          })
+        })
+        return { status: response.status, body: await response.text() }
+      })
+      expect(initialized.status).toBe(200)
+      expect(initialized.body).toContain("serverInfo")
+      expect(loadedInputs(recorder.inputs(), MCP_SERVER)).toEqual(MCP_SERVER)
     }))
 
   it.scoped("the OpenAI SDK loads at the provider's first call, not at start; the tracing SDK loads with an endpoint", () =>
