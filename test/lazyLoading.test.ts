@@ -1,5 +1,7 @@
 import { describe, expect, it } from "@effect/vitest"
 import { Effect } from "effect"
+import * as NodeHttp from "node:http"
+import type { AddressInfo } from "node:net"
 import { runCli } from "./support/cli.js"
 import { llmEnv, providerStub } from "./support/llm.js"
 import { loadRecorder } from "./support/loadedModules.js"
@@ -17,6 +19,22 @@ const LOCAL_EMBEDDING = ["src/llm/local/workerPool.ts", "src/llm/local/localEmbe
 const DOCUMENTATION = ["src/http/docsPages.ts", "@effect/platform/dist/esm/internal/httpApiSwagger.js"]
 /** The MCP server behind /mcp: its SDK, the RPC protocol and the tools. */
 const MCP_SERVER = ["src/http/mcpApp.ts", "src/mcp/handlers.ts", "@effect/ai/dist/esm/McpServer.js", "@effect/rpc/dist/esm/RpcServer.js"]
+
+/** A loopback stand-in for the service's /health that keeps the headers of each request it gets. */
+const healthStub = Effect.acquireRelease(
+  Effect.async<{ readonly port: number; readonly server: NodeHttp.Server; readonly requests: Array<NodeHttp.IncomingHttpHeaders> }>((resume) => {
+    const requests: Array<NodeHttp.IncomingHttpHeaders> = []
+    const server = NodeHttp.createServer((request, response) => {
+      requests.push(request.headers)
+      response.writeHead(200, { "content-type": "application/json" })
+      response.end(JSON.stringify({ status: "ok", version: SERVICE_VERSION, schema_version: 7, auth: "enabled" }))
+    })
+    server.listen(0, "127.0.0.1", () => resume(Effect.succeed({ port: (server.address() as AddressInfo).port, server, requests })))
+  }),
+  ({ server }) => Effect.async<void>((resume) => {
+    server.close(() => resume(Effect.void))
+  })
+)
 
 /** Which of `wanted` (sources, or package files by their path inside node_modules) are among the loaded inputs. */
 const loadedInputs = (inputs: ReadonlySet<string>, wanted: ReadonlyArray<string>) =>
@@ -123,6 +141,15 @@ describe("what a process loads is what its configuration uses", () => {
       expect(added.status).toBe(200)
       expect(stub.requests.length).toBeGreaterThan(0)
       expect(loaded(recorder.packages(), OPENAI)).toEqual(OPENAI)
+    }))
+
+  it.scoped("memory-service health calls the service over node:http: the command line never loads fetch", () =>
+    Effect.gen(function*() {
+      const stub = yield* healthStub
+      const health = yield* runCli(["health", "--api-url", `http://127.0.0.1:${stub.port}`])
+      expect({ code: health.code, stdout: health.stdout }).toEqual({ code: 0, stdout: `ok  version ${SERVICE_VERSION}  schema 7  auth enabled\n` })
+      // fetch marks every request it sends with the Fetch standard's own headers; node:http adds none.
+      expect(stub.requests.map((headers) => headers["sec-fetch-mode"])).toEqual([undefined])
     }))
 
   it.effect("memory-service --version answers before the commands load; --help loads none of the server, the storage engines, the MCP server or the SDKs", () =>
