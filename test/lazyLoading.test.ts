@@ -17,6 +17,8 @@ const TOKENIZER = ["gpt-tokenizer"]
 const LOCAL_EMBEDDING = ["src/llm/local/workerPool.ts", "src/llm/local/localEmbeddings.ts"]
 /** The Swagger UI bundle and the OpenAPI builder behind /docs and /openapi.json. */
 const DOCUMENTATION = ["src/http/docsPages.ts", "@effect/platform/dist/esm/internal/httpApiSwagger.js"]
+/** prom-client, behind the Prometheus exposition. */
+const PROMETHEUS = ["prom-client"]
 /** The MCP server behind /mcp: its SDK, the RPC protocol and the tools. */
 const MCP_SERVER = ["src/http/mcpApp.ts", "src/mcp/handlers.ts", "@effect/ai/dist/esm/McpServer.js", "@effect/rpc/dist/esm/RpcServer.js"]
 
@@ -87,13 +89,14 @@ describe("what a process loads is what its configuration uses", () => {
       expect(loaded(recorder.packages(), TOKENIZER)).toEqual(TOKENIZER)
     }))
 
-  it.scoped("a server serves /health without the documentation's or the MCP server's modules; /docs, /openapi.json and /mcp load them on their first request", () =>
+  it.scoped("a server serves /health without the documentation, the MCP server or prom-client; /docs, /openapi.json, /mcp and the Prometheus exposition load them on their first request", () =>
     Effect.gen(function*() {
       const recorder = loadRecorder()
       const service = yield* serviceProcess(recorder.env)
       const health = yield* Effect.promise(() => fetch(`http://127.0.0.1:${service.port}/health`))
       expect(health.status).toBe(200)
       expect(loadedInputs(recorder.inputs(), [...DOCUMENTATION, ...MCP_SERVER])).toEqual([])
+      expect(loaded(recorder.packages(), PROMETHEUS)).toEqual([])
 
       const document = yield* Effect.promise(async () => {
         const response = await fetch(`http://127.0.0.1:${service.port}/openapi.json`)
@@ -126,6 +129,14 @@ describe("what a process loads is what its configuration uses", () => {
       expect(initialized.status).toBe(200)
       expect(initialized.body).toContain("serverInfo")
       expect(loadedInputs(recorder.inputs(), MCP_SERVER)).toEqual(MCP_SERVER)
+
+      const exposition = yield* Effect.promise(async () => {
+        const response = await fetch(`http://127.0.0.1:${service.port}/metrics`, { headers: authHeaders() })
+        return { status: response.status, body: await response.text() }
+      })
+      expect(exposition.status).toBe(200)
+      expect(exposition.body).toContain("# TYPE sodamem_http_requests_total counter")
+      expect(loaded(recorder.packages(), PROMETHEUS)).toEqual(PROMETHEUS)
     }))
 
   it.scoped("the OpenAI SDK loads at the provider's first call, not at start; the tracing SDK loads with an endpoint", () =>
