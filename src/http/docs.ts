@@ -1,6 +1,7 @@
 import { HttpApi, HttpApiBuilder } from "@effect/platform"
 import { Effect } from "effect"
 import { lazyModule } from "../util/lazyModule.js"
+import { builtOnFirstUse } from "./builtOnFirstUse.js"
 import { DOCS_PATH, OPENAPI_PATH } from "./docsPaths.js"
 
 /** Swagger UI and the OpenAPI builder: loaded with the first request for the documentation. */
@@ -16,8 +17,10 @@ export const DocsLive = HttpApiBuilder.Router.use((router) =>
     const api = yield* HttpApi.Api
     // The documentation lives as long as the server: it is built in the server's scope.
     const scope = yield* Effect.scope
-    // A module that cannot load is a broken installation: a fault, not an answer.
-    const app = yield* Effect.cached(docsPages.pipe(Effect.orDie, Effect.flatMap(({ docsApp }) => docsApp(api, scope))))
+    const app = yield* builtOnFirstUse(
+      // A module that cannot load is a broken installation: a fault, not an answer.
+      docsPages.pipe(Effect.orDie, Effect.flatMap(({ docsApp }) => docsApp(api, scope)))
+    )
     const handler = Effect.flatten(app)
     yield* router.get(DOCS_PATH, handler)
     yield* router.get(OPENAPI_PATH, handler)

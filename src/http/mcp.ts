@@ -3,6 +3,7 @@ import { Effect, Redacted } from "effect"
 import { Authentication } from "../api/Authentication.js"
 import { MethodNotAllowed } from "../api/errors.js"
 import { lazyModule } from "../util/lazyModule.js"
+import { builtOnFirstUse } from "./builtOnFirstUse.js"
 import { errorResponse } from "./errorResponse.js"
 import type { McpServices } from "./mcpApp.js"
 
@@ -22,8 +23,10 @@ export const McpHttpLive = HttpApiBuilder.Router.use((router) =>
     const authentication = yield* Authentication
     const services = yield* Effect.context<McpServices>()
     const scope = yield* Effect.scope
-    // A module that cannot load is a broken installation: a fault, not an answer.
-    const app = yield* Effect.cached(mcpModule.pipe(Effect.orDie, Effect.flatMap(({ mcpApp }) => mcpApp(services, scope))))
+    const app = yield* builtOnFirstUse(
+      // A module that cannot load is a broken installation: a fault, not an answer.
+      mcpModule.pipe(Effect.orDie, Effect.flatMap(({ mcpApp }) => mcpApp(services, scope)))
+    )
     // The token argument is unused: the check reads the request's headers itself, as for the API.
     const guarded = authentication.bearer(Redacted.make("")).pipe(
       Effect.zipRight(Effect.flatten(app)),
