@@ -1,5 +1,7 @@
 import { describe, expect, it } from "@effect/vitest"
 import { Effect } from "effect"
+import * as NodeHttp from "node:http"
+import type { AddressInfo } from "node:net"
 import { runCli } from "./support/cli.js"
 import { llmEnv, providerStub } from "./support/llm.js"
 import { loadRecorder } from "./support/loadedModules.js"
@@ -13,6 +15,32 @@ const TRACING = ["@effect/opentelemetry", "@opentelemetry/sdk-trace-base", "@ope
 const OPENAI = ["openai"]
 const TOKENIZER = ["gpt-tokenizer"]
 const LOCAL_EMBEDDING = ["src/llm/local/workerPool.ts", "src/llm/local/localEmbeddings.ts"]
+/** The Swagger UI bundle and the OpenAPI builder behind /docs and /openapi.json. */
+const DOCUMENTATION = ["src/http/docsPages.ts", "@effect/platform/dist/esm/internal/httpApiSwagger.js"]
+/** prom-client, behind the Prometheus exposition. */
+const PROMETHEUS = ["prom-client"]
+/** The MCP server behind /mcp: its SDK, the RPC protocol and the tools. */
+const MCP_SERVER = ["src/http/mcpApp.ts", "src/mcp/handlers.ts", "@effect/ai/dist/esm/McpServer.js", "@effect/rpc/dist/esm/RpcServer.js"]
+
+/** A loopback stand-in for the service's /health that keeps the headers of each request it gets. */
+const healthStub = Effect.acquireRelease(
+  Effect.async<{ readonly port: number; readonly server: NodeHttp.Server; readonly requests: Array<NodeHttp.IncomingHttpHeaders> }>((resume) => {
+    const requests: Array<NodeHttp.IncomingHttpHeaders> = []
+    const server = NodeHttp.createServer((request, response) => {
+      requests.push(request.headers)
+      response.writeHead(200, { "content-type": "application/json" })
+      response.end(JSON.stringify({ status: "ok", version: SERVICE_VERSION, schema_version: 7, auth: "enabled" }))
+    })
+    server.listen(0, "127.0.0.1", () => resume(Effect.succeed({ port: (server.address() as AddressInfo).port, server, requests })))
+  }),
+  ({ server }) => Effect.async<void>((resume) => {
+    server.close(() => resume(Effect.void))
+  })
+)
+
+/** Which of `wanted` (sources, or package files by their path inside node_modules) are among the loaded inputs. */
+const loadedInputs = (inputs: ReadonlySet<string>, wanted: ReadonlyArray<string>) =>
+  wanted.filter((name) => [...inputs].some((input) => input === name || input.endsWith(`node_modules/${name}`)))
 
 const serviceProcess = (env: Record<string, string>) =>
   Effect.acquireRelease(
@@ -61,6 +89,56 @@ describe("what a process loads is what its configuration uses", () => {
       expect(loaded(recorder.packages(), TOKENIZER)).toEqual(TOKENIZER)
     }))
 
+  it.scoped("a server serves /health without the documentation, the MCP server or prom-client; /docs, /openapi.json, /mcp and the Prometheus exposition load them on their first request", () =>
+    Effect.gen(function*() {
+      const recorder = loadRecorder()
+      const service = yield* serviceProcess(recorder.env)
+      const health = yield* Effect.promise(() => fetch(`http://127.0.0.1:${service.port}/health`))
+      expect(health.status).toBe(200)
+      expect(loadedInputs(recorder.inputs(), [...DOCUMENTATION, ...MCP_SERVER])).toEqual([])
+      expect(loaded(recorder.packages(), PROMETHEUS)).toEqual([])
+
+      const document = yield* Effect.promise(async () => {
+        const response = await fetch(`http://127.0.0.1:${service.port}/openapi.json`)
+        return { status: response.status, body: await response.json() as { readonly paths: Record<string, unknown> } }
+      })
+      expect(document.status).toBe(200)
+      expect(Object.keys(document.body.paths)).toContain("/v1/memories")
+      expect(loadedInputs(recorder.inputs(), DOCUMENTATION)).toEqual(DOCUMENTATION)
+      const page = yield* Effect.promise(async () => {
+        const response = await fetch(`http://127.0.0.1:${service.port}/docs`)
+        return { status: response.status, body: await response.text() }
+      })
+      expect(page.status).toBe(200)
+      expect(page.body).toContain("SwaggerUIBundle")
+      expect(loadedInputs(recorder.inputs(), MCP_SERVER)).toEqual([])
+
+      const initialized = yield* Effect.promise(async () => {
+        const response = await fetch(`http://127.0.0.1:${service.port}/mcp`, {
+          method: "POST",
+          headers: { ...authHeaders(), "content-type": "application/json", accept: "application/json, text/event-stream" },
+          body: JSON.stringify({
+            jsonrpc: "2.0",
+            id: 1,
+            method: "initialize",
+            params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "lazy", version: "0" } }
+          })
+        })
+        return { status: response.status, body: await response.text() }
+      })
+      expect(initialized.status).toBe(200)
+      expect(initialized.body).toContain("serverInfo")
+      expect(loadedInputs(recorder.inputs(), MCP_SERVER)).toEqual(MCP_SERVER)
+
+      const exposition = yield* Effect.promise(async () => {
+        const response = await fetch(`http://127.0.0.1:${service.port}/metrics`, { headers: authHeaders() })
+        return { status: response.status, body: await response.text() }
+      })
+      expect(exposition.status).toBe(200)
+      expect(exposition.body).toContain("# TYPE sodamem_http_requests_total counter")
+      expect(loaded(recorder.packages(), PROMETHEUS)).toEqual(PROMETHEUS)
+    }))
+
   it.scoped("the OpenAI SDK loads at the provider's first call, not at start; the tracing SDK loads with an endpoint", () =>
     Effect.gen(function*() {
       const stub = yield* providerStub("openai")
@@ -74,6 +152,15 @@ describe("what a process loads is what its configuration uses", () => {
       expect(added.status).toBe(200)
       expect(stub.requests.length).toBeGreaterThan(0)
       expect(loaded(recorder.packages(), OPENAI)).toEqual(OPENAI)
+    }))
+
+  it.scoped("memory-service health calls the service over node:http: the command line never loads fetch", () =>
+    Effect.gen(function*() {
+      const stub = yield* healthStub
+      const health = yield* runCli(["health", "--api-url", `http://127.0.0.1:${stub.port}`])
+      expect({ code: health.code, stdout: health.stdout }).toEqual({ code: 0, stdout: `ok  version ${SERVICE_VERSION}  schema 7  auth enabled\n` })
+      // fetch marks every request it sends with the Fetch standard's own headers; node:http adds none.
+      expect(stub.requests.map((headers) => headers["sec-fetch-mode"])).toEqual([undefined])
     }))
 
   it.effect("memory-service --version answers before the commands load; --help loads none of the server, the storage engines, the MCP server or the SDKs", () =>

@@ -1,5 +1,6 @@
+import type { HttpClient } from "@effect/platform"
 import { Effect, Option, Redacted } from "effect"
-import { type EffectClient, makeClient } from "../client/index.js"
+import { deriveClient, type EffectClient } from "../client/index.js"
 import { type CliFailure, type ClientError, fromClientError } from "./errors.js"
 
 export interface Connection {
@@ -7,9 +8,12 @@ export interface Connection {
   readonly apiKey: Option.Option<Redacted.Redacted<string>>
 }
 
-/** The derived client for this connection; the key leaves its Redacted box only here. */
-export const clientFor = (connection: Connection): Effect.Effect<EffectClient> =>
-  makeClient(Option.match(connection.apiKey, {
+/**
+ * The derived client for this connection, over the HttpClient the command line provides (src/cli/run.ts);
+ * the key leaves its Redacted box only here.
+ */
+export const clientFor = (connection: Connection): Effect.Effect<EffectClient, never, HttpClient.HttpClient> =>
+  deriveClient(Option.match(connection.apiKey, {
     onNone: () => ({ baseUrl: connection.apiUrl }),
     onSome: (key) => ({ baseUrl: connection.apiUrl, apiKey: Redacted.value(key) })
   }))

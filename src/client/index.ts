@@ -18,13 +18,16 @@ export interface ClientOptions {
   readonly apiKey?: string
 }
 
-/** The Effect client: each route a method returning an Effect that fails with the route's typed errors. */
-export const makeClient = (options: ClientOptions) =>
+/** The client's routes over the HttpClient the caller provides (the CLI uses node's own, which loads faster than fetch). */
+export const deriveClient = (options: ClientOptions) =>
   HttpApiClient.make(MemoryApi, {
     baseUrl: options.baseUrl,
     transformClient: (client) =>
       options.apiKey === undefined ? client : HttpClient.mapRequest(client, HttpClientRequest.bearerToken(options.apiKey))
-  }).pipe(Effect.provide(FetchHttpClient.layer))
+  })
+
+/** The Effect client: each route a method returning an Effect that fails with the route's typed errors. */
+export const makeClient = (options: ClientOptions) => deriveClient(options).pipe(Effect.provide(FetchHttpClient.layer))
 
 export type EffectClient = Effect.Effect.Success<ReturnType<typeof makeClient>>
 

@@ -1,33 +1,35 @@
-import { McpServer } from "@effect/ai"
 import { HttpApiBuilder } from "@effect/platform"
-import { RpcSerialization, RpcServer } from "@effect/rpc"
-import { Effect, Layer, Redacted } from "effect"
+import { Effect, Redacted } from "effect"
 import { Authentication } from "../api/Authentication.js"
 import { MethodNotAllowed } from "../api/errors.js"
-import { AppConfig } from "../config/AppConfig.js"
+import { lazyModule } from "../util/lazyModule.js"
+import { builtOnFirstUse } from "./builtOnFirstUse.js"
 import { errorResponse } from "./errorResponse.js"
-import { SERVICE_VERSION } from "../version.js"
-import { ToolDefaults } from "../mcp/backend.js"
-import { MCP_SERVER_NAME } from "../mcp/config.js"
-import { DomainBackendLive } from "../mcp/domainBackend.js"
-import { toolsLayer } from "../mcp/handlers.js"
+import type { McpServices } from "./mcpApp.js"
 
 export const MCP_PATH = "/mcp"
 
+/** The MCP server (its SDK, the RPC protocol and the tools' schemas): loaded with the first request to /mcp. */
+const mcpModule = lazyModule("MCP server", () => import("./mcpApp.js"))
+
 /**
  * MCP over streamable HTTP, mounted on the API's own router at /mcp so the edge (body limit,
- * error envelopes, request log) applies. The RPC protocol is built by hand rather than with
- * `McpServer.layerHttp` so that its route can sit behind the same key check as the API.
+ * error envelopes, request log) applies, behind the same key check as the API. The MCP server is
+ * built on the first authenticated request and then lives as long as the HTTP server: a process
+ * that is never asked for it neither loads nor runs it.
  */
-const ProtocolLive = Layer.scoped(
-  RpcServer.Protocol,
+export const McpHttpLive = HttpApiBuilder.Router.use((router) =>
   Effect.gen(function*() {
-    const router = yield* HttpApiBuilder.Router
     const authentication = yield* Authentication
-    const { httpApp, protocol } = yield* RpcServer.makeProtocolWithHttpApp
+    const services = yield* Effect.context<McpServices>()
+    const scope = yield* Effect.scope
+    const app = yield* builtOnFirstUse(
+      // A module that cannot load is a broken installation: a fault, not an answer.
+      mcpModule.pipe(Effect.orDie, Effect.flatMap(({ mcpApp }) => mcpApp(services, scope)))
+    )
     // The token argument is unused: the check reads the request's headers itself, as for the API.
     const guarded = authentication.bearer(Redacted.make("")).pipe(
-      Effect.zipRight(httpApp),
+      Effect.zipRight(Effect.flatten(app)),
       Effect.catchTag("Unauthorized", (error) => Effect.succeed(errorResponse(error)))
     )
     yield* router.post(MCP_PATH, guarded)
@@ -35,21 +37,5 @@ const ProtocolLive = Layer.scoped(
     const notAllowed = Effect.succeed(errorResponse(new MethodNotAllowed({ message: "Method Not Allowed", details: {} }), { allow: "POST" }))
     yield* router.get(MCP_PATH, notAllowed)
     yield* router.del(MCP_PATH, notAllowed)
-    return protocol
   })
-).pipe(Layer.provide([RpcSerialization.layerJsonRpc(), HttpApiBuilder.Router.Live]))
-
-/**
- * The /mcp endpoint: the same tools as over stdio, calling the domain services in-process (no
- * loopback HTTP and no key of its own), with the write tools only when SERVICE_MCP_ALLOW_WRITE allows.
- */
-export const McpHttpLive = Layer.unwrapEffect(
-  Effect.map(AppConfig, (config) => toolsLayer(config.mcp.allowWrite))
-).pipe(
-  Layer.provide(DomainBackendLive),
-  // Inside the server the caller names the user; SERVICE_USER_ID is a client-side setting.
-  Layer.provide(Layer.succeed(ToolDefaults, { userId: undefined, projectId: undefined })),
-  Layer.provide(McpServer.layer({ name: MCP_SERVER_NAME, version: SERVICE_VERSION })),
-  Layer.provide(ProtocolLive)
 )
-

@@ -2,6 +2,7 @@ import { HttpApi, type HttpApiEndpoint } from "@effect/platform"
 import type { Schema } from "effect"
 import { Option } from "effect"
 import { MemoryApi } from "../api/Api.js"
+import { DOCS_PATH, OPENAPI_PATH } from "./docsPaths.js"
 
 /** The schemas an endpoint decodes its request with, by where the input comes from. */
 export interface RouteInputs {
@@ -65,7 +66,7 @@ const collectRoutes = (): ReadonlyArray<Route> => {
       routes.push(makeRoute(withProps.method, withProps.path, endpointInputs(withProps)))
     }
   })
-  routes.push(makeRoute("GET", "/docs", NO_INPUTS), makeRoute("GET", "/openapi.json", NO_INPUTS))
+  routes.push(makeRoute("GET", DOCS_PATH, NO_INPUTS), makeRoute("GET", OPENAPI_PATH, NO_INPUTS))
   return routes
 }
 

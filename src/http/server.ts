@@ -1,4 +1,4 @@
-import { HttpApiBuilder, HttpApiSwagger, HttpServer } from "@effect/platform"
+import { HttpApiBuilder, HttpServer } from "@effect/platform"
 import { NodeHttpServer } from "@effect/platform-node"
 import { Effect, Layer } from "effect"
 import { createServer } from "node:http"
@@ -8,6 +8,7 @@ import { AppConfig } from "../config/AppConfig.js"
 import { AuthenticationLive } from "./authentication.js"
 import { connectionErrorAnswers } from "./connectionErrors.js"
 import { ConsoleLive } from "./console.js"
+import { DocsLive } from "./docs.js"
 import { corsPolicy } from "./cors.js"
 import { edgeLayer } from "./edge.js"
 import { AdminLive } from "./handlers/admin.js"
@@ -96,10 +97,10 @@ export const HttpLive = Layer.unwrapEffect(
         })
       )
     return HttpApiBuilder.serve(requestContext({ cors, served })).pipe(
-      Layer.provide(HttpApiSwagger.layer({ path: "/docs" })),
+      // /docs and /openapi.json, each built on its first request.
+      Layer.provide(DocsLive),
       // The web console's static build, on the same router so the edge and the request context apply.
       Layer.provide(ConsoleLive),
-      Layer.provide(HttpApiBuilder.middlewareOpenApi({ path: "/openapi.json" })),
       Layer.provide(edgeLayer({ maxBodyBytes: config.maxBodyBytes, maxImportBytes: config.maxImportBytes, cors })),
       // MCP over streamable HTTP at /mcp, on the API's router, behind the same key check.
       Layer.provide(McpHttpLive.pipe(Layer.provide(AuthenticationLive))),
