@@ -15,6 +15,14 @@ describe("query analysis", () => {
     expect(analyseQuery("no date here").timePrefixes).toEqual([])
   })
 
+  it("reads the same dates from the same query however many queries came before", () => {
+    const queries = ["May 8, 2023 and 9 June 2022", "July 2021", "8 May 2023", "May 8, 2023 and 9 June 2022"]
+    const first = queries.map((query) => analyseQuery(query).timePrefixes)
+    expect(queries.map((query) => analyseQuery(query).timePrefixes)).toEqual(first)
+    expect(first[0]).toEqual(["2022-06-09", "2023-05-08"])
+    expect(first[3]).toEqual(first[0])
+  })
+
   it("quotes every term, so none is read as an FTS5 operator", () => {
     expect(ftsExpression(["near", "or", "a\"b"])).toBe("\"near\" OR \"or\" OR \"ab\"")
   })

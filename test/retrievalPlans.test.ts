@@ -46,3 +46,23 @@ describe("lookups by many keys", () => {
       expect(yield* q.termFrequencies("facts", terms)).toEqual([{ term: "second", doc: 1 }])
     }).pipe(Effect.provide(Reactivity.layer)))
 })
+
+describe("turns by their words", () => {
+  it.scoped("without a scope (read best first from the index alone, then the turns of those hits): the same turns, scores and order as the scoped read that keeps them all", () =>
+    Effect.gen(function*() {
+      const { baseUrl, dataRoot } = yield* startServer()
+      // Many equal scores (the same text), several sessions, and more matches than the limit.
+      for (let i = 0; i < 12; i++) yield* ingestTurn(baseUrl, "alice", i % 3 === 0 ? "the beagle ran home" : `a beagle named Rex number ${i % 4} barked at ${i}`, `s${i % 3}`)
+      yield* ingestTurn(baseUrl, "alice", "nothing about dogs here")
+      const sql = yield* SqliteClient.make({ filename: NodePath.join(dataRoot, "alice", "store.db"), readonly: true })
+      const q = RetrievalQueries(sql)
+      // An agent the turns are not stamped with: unstamped turns are in, so this keeps every match, by the scoped statement.
+      const everyMatch = { ...NO_SCOPE, agent_id: "some-agent" }
+      for (const limit of [1, 5, 11, 50]) {
+        const unscoped = yield* q.turnsMatching({ expression: "\"beagl\" OR \"rex\"", scope: NO_SCOPE, limit })
+        const scoped = yield* q.turnsMatching({ expression: "\"beagl\" OR \"rex\"", scope: everyMatch, limit })
+        expect(unscoped.length).toBe(Math.min(limit, 12))
+        expect(unscoped).toEqual(scoped)
+      }
+    }).pipe(Effect.provide(Reactivity.layer)))
+})

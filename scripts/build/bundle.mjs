@@ -47,7 +47,9 @@ const result = await esbuild.build({
   banner: { js: REQUIRE_BANNER },
   minifySyntax: true,
   minifyWhitespace: true,
-  keepNames: true,
+  // Off: keeping names wraps every function made at run time (each closure of every request) in a
+  // defineProperty call, ~9% of the service's CPU per request; nothing reads those names.
+  keepNames: false,
   legalComments: "none",
   plugins: [barrelImports(root)],
   metafile: true,

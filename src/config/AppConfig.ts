@@ -24,7 +24,7 @@ export interface Settings {
   readonly dataRoot: string
   readonly storeCacheMax: number
   /** The PostgreSQL database holding users' data and the control plane; none for the embedded SQLite under dataRoot. */
-  readonly database: Option.Option<{ readonly url: Redacted.Redacted; readonly poolMax: number }>
+  readonly database: Option.Option<{ readonly url: Redacted.Redacted; readonly poolMax: number; readonly prepare: boolean }>
   readonly allowPurge: boolean
   readonly requestLogMax: number
   /** How long a request-log row waits in memory before it is written with the others of that time (docs/performance.md). */
@@ -98,7 +98,8 @@ const localEmbedLimits = Effect.gen(function*() {
 const databaseSettings = Effect.gen(function*() {
   const url = yield* databaseUrlVar("SERVICE_DATABASE_URL")
   const poolMax = yield* intVar("SERVICE_DATABASE_POOL_MAX", 10, { min: 1, max: 1000 })
-  return Option.map(url, (value) => ({ url: value, poolMax }))
+  const prepare = yield* boolVar("SERVICE_DATABASE_PREPARE", true)
+  return Option.map(url, (value) => ({ url: value, poolMax, prepare }))
 })
 
 /** SERVICE_DATA_ROOT as an absolute path. */

@@ -7,6 +7,7 @@ import { AppConfig } from "../config/AppConfig.js"
 import type { CallerIdentity } from "../domain/actors.js"
 import { ApiKeys } from "../services/admin/ApiKeys.js"
 import { noteCaller } from "./currentRequest.js"
+import { span } from "../util/span.js"
 
 /**
  * The key a request presents: the Bearer token of `Authorization` (scheme matched in any case),
@@ -45,7 +46,7 @@ export const AuthenticationLive = Layer.effect(
       const named = yield* keys.resolve(presented.value)
       return Option.isSome(named) ? named.value : yield* invalid
     })
-    const authenticate = identify.pipe(Effect.tap(noteCaller), Effect.withSpan("Authentication.authenticate"))
+    const authenticate = identify.pipe(Effect.tap(noteCaller), span("Authentication.authenticate"))
     // Both documented schemes resolve through the one rule above, so their order cannot matter.
     return { bearer: () => authenticate, apiKey: () => authenticate }
   })

@@ -35,7 +35,11 @@ const refusedMediaType = (declared: string | undefined): Option.Option<string> =
  * then say it is missing) and refuses a body of any other media type once it is read (within the
  * size limit), after authentication. Its text is the request's own, read and cached once.
  */
-export const jsonBodyOnly = (request: HttpServerRequest.HttpServerRequest): HttpServerRequest.HttpServerRequest => {
+export const jsonBodyOnly = (
+  request: HttpServerRequest.HttpServerRequest,
+  /** How the body is read as JSON once its media type is accepted. */
+  readJson: (request: HttpServerRequest.HttpServerRequest) => Effect.Effect<unknown, HttpServerError.RequestError> = (read) => read.json
+): HttpServerRequest.HttpServerRequest => {
   const declared = request.headers["content-type"]
   const refusal = refusedMediaType(declared)
   const headers = { ...request.headers, "content-type": "application/json" }
@@ -46,7 +50,7 @@ export const jsonBodyOnly = (request: HttpServerRequest.HttpServerRequest): Http
       get: () =>
         Effect.flatMap(request.text, (text) =>
           text === "" ? Effect.succeed(null) : Option.match(refusal, {
-            onNone: () => request.json,
+            onNone: () => readJson(request),
             onSome: (message) =>
               Effect.fail(
                 new HttpServerError.RequestError({

@@ -5,7 +5,7 @@ import { jsonBodyOnly } from "./contentType.js"
 import type { CorsPolicy } from "./cors.js"
 import { errorResponse } from "./errorResponse.js"
 import { handleFailure } from "./failures.js"
-import { limitJsonDepth } from "./jsonDepth.js"
+import { jsonWithinDepth } from "./jsonDepth.js"
 import { payloadTooLarge } from "./unreadableBodies.js"
 
 /**
@@ -36,7 +36,7 @@ export const edgeLayer = (options: { readonly maxBodyBytes: number; readonly max
       const declared = request.headers["content-length"]
       if (declared !== undefined && Number(declared) > limit) return errorResponse(payloadTooLarge(limit))
       return yield* app.pipe(
-        Effect.provideService(HttpServerRequest.HttpServerRequest, jsonBodyOnly(limitJsonDepth(request))),
+        Effect.provideService(HttpServerRequest.HttpServerRequest, jsonBodyOnly(request, jsonWithinDepth)),
         HttpIncomingMessage.withMaxBodySize(streamed ? Option.none() : Option.some(options.maxBodyBytes)),
         Effect.catchAllCause(handleFailure(options.maxBodyBytes))
       )

@@ -29,25 +29,18 @@ export const tooDeepAt = (text: string, maxDepth = MAX_JSON_DEPTH): number | und
 }
 
 /**
- * The request as the handlers see it: its `json` refuses a body nested deeper than
- * MAX_JSON_DEPTH with the same decode error as malformed JSON, before anything parses it. The
- * check runs when the body is read, so authentication still comes first. Everything else is
- * the request itself (its prototype), and `text` stays the request's own, read and cached once.
+ * The request's body as JSON, refused when nested deeper than MAX_JSON_DEPTH with the same
+ * decode error as malformed JSON, before anything parses it. It runs when the body is read, so
+ * authentication still comes first; the text is the request's own, read and cached once.
  */
-export const limitJsonDepth = (request: HttpServerRequest.HttpServerRequest): HttpServerRequest.HttpServerRequest =>
-  Object.create(request, {
-    text: { get: () => request.text },
-    json: {
-      get: () =>
-        Effect.flatMap(request.text, (text) => {
-          const offset = tooDeepAt(text)
-          return offset === undefined ? request.json : Effect.fail(
-            new HttpServerError.RequestError({
-              request,
-              reason: "Decode",
-              cause: new SyntaxError(`JSON nested deeper than ${MAX_JSON_DEPTH} levels at position ${offset}`)
-            })
-          )
-        })
-    }
-  }) as HttpServerRequest.HttpServerRequest
+export const jsonWithinDepth = (request: HttpServerRequest.HttpServerRequest): Effect.Effect<unknown, HttpServerError.RequestError> =>
+  Effect.flatMap(request.text, (text) => {
+    const offset = tooDeepAt(text)
+    return offset === undefined ? request.json : Effect.fail(
+      new HttpServerError.RequestError({
+        request,
+        reason: "Decode",
+        cause: new SyntaxError(`JSON nested deeper than ${MAX_JSON_DEPTH} levels at position ${offset}`)
+      })
+    )
+  })

@@ -60,14 +60,17 @@ export const rankConversationTurns = (options: {
 }): Array<RankedTurn> => {
   const { lexical, neighbourhood, neighbours } = options
   const queryWords = new Set(normalizeName(options.query).split(" "))
-  const named = new Map<string, boolean>()
+  // By the name as written: a conversation has few speakers, each normalized once per query.
+  const factorOfName = new Map<string, number>()
   const factor = (turn: TurnRow) => {
-    const speaker = speakerOf(turn.content)
-    if (speaker === null) return 1
-    const given = givenName(speaker)
-    const isNamed = named.get(speaker) ?? (given !== undefined && queryWords.has(given))
-    named.set(speaker, isNamed)
-    return isNamed ? NAMED_SPEAKER_FACTOR : 1
+    const name = SPEAKER_PREFIX.exec(turn.content)?.[1]
+    if (name === undefined) return 1
+    const known = factorOfName.get(name)
+    if (known !== undefined) return known
+    const given = givenName(normalizeName(name))
+    const value = given !== undefined && queryWords.has(given) ? NAMED_SPEAKER_FACTOR : 1
+    factorOfName.set(name, value)
+    return value
   }
 
   const turns = new Map<number, { row: TurnRow; lexical: number; lent: number; lexicalRank: number | null }>()

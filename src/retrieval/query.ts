@@ -17,6 +17,10 @@ const STOPWORDS = new Set(
 
 const MONTHS = ["january", "february", "march", "april", "may", "june", "july", "august", "september", "october", "november", "december"]
 const MONTH = `(${MONTHS.map((m) => m.slice(0, 3)).join("|")})[a-z]*\\.?`
+// Compiled once: matchAll runs a copy of each, so these keep no state between queries.
+const DAY_MONTH_YEAR = new RegExp(`\\b(\\d{1,2})(?:st|nd|rd|th)?\\s+${MONTH},?\\s+(\\d{4})\\b`, "gi")
+const MONTH_DAY_YEAR = new RegExp(`\\b${MONTH}\\s+(\\d{1,2})(?:st|nd|rd|th)?,?\\s+(\\d{4})\\b`, "gi")
+const MONTH_YEAR = new RegExp(`\\b${MONTH}\\s+(\\d{4})\\b`, "gi")
 
 const pad = (n: number) => String(n).padStart(2, "0")
 const monthNumber = (name: string) => MONTHS.findIndex((m) => m.startsWith(name.slice(0, 3).toLowerCase())) + 1
@@ -25,13 +29,13 @@ const monthNumber = (name: string) => MONTHS.findIndex((m) => m.startsWith(name.
 const timePrefixes = (text: string): Array<string> => {
   const found = new Set<string>()
   for (const m of text.matchAll(/\b(\d{4})-(\d{2})(?:-(\d{2}))?\b/g)) found.add(m[3] === undefined ? `${m[1]}-${m[2]}` : `${m[1]}-${m[2]}-${m[3]}`)
-  for (const m of text.matchAll(new RegExp(`\\b(\\d{1,2})(?:st|nd|rd|th)?\\s+${MONTH},?\\s+(\\d{4})\\b`, "gi"))) {
+  for (const m of text.matchAll(DAY_MONTH_YEAR)) {
     found.add(`${m[3]}-${pad(monthNumber(m[2]!))}-${pad(Number(m[1]))}`)
   }
-  for (const m of text.matchAll(new RegExp(`\\b${MONTH}\\s+(\\d{1,2})(?:st|nd|rd|th)?,?\\s+(\\d{4})\\b`, "gi"))) {
+  for (const m of text.matchAll(MONTH_DAY_YEAR)) {
     found.add(`${m[3]}-${pad(monthNumber(m[1]!))}-${pad(Number(m[2]))}`)
   }
-  for (const m of text.matchAll(new RegExp(`\\b${MONTH}\\s+(\\d{4})\\b`, "gi"))) found.add(`${m[2]}-${pad(monthNumber(m[1]!))}`)
+  for (const m of text.matchAll(MONTH_YEAR)) found.add(`${m[2]}-${pad(monthNumber(m[1]!))}`)
   for (const m of text.matchAll(/\b(19\d{2}|20\d{2})\b/g)) found.add(m[1]!)
   // "8 May 2023" also reads as "May 2023" and "2023": keep only the most precise.
   const dates = [...found]

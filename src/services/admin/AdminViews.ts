@@ -9,6 +9,7 @@ import { ApiKeys } from "./ApiKeys.js"
 import { Jobs } from "../jobs/Jobs.js"
 import { RequestLog } from "./RequestLog.js"
 import { WebhookCounters } from "../webhooks/WebhookCounters.js"
+import { span } from "../../util/span.js"
 
 /** Read-only operator views over configuration and the control plane. */
 export class AdminViews extends Effect.Service<AdminViews>()("Memory/AdminViews", {
@@ -56,7 +57,7 @@ export class AdminViews extends Effect.Service<AdminViews>()("Memory/AdminViews"
         lock_contention_count: contention.count,
         lock_contention_last: contention.last
       })
-    }).pipe(Effect.withSpan("AdminViews.configView"))
+    }).pipe(span("AdminViews.configView"))
 
     /** What this process delivers, beside whether webhooks are on for the database it writes to. */
     const webhookState = Effect.gen(function*() {
@@ -79,7 +80,7 @@ export class AdminViews extends Effect.Service<AdminViews>()("Memory/AdminViews"
         open_stores: yield* userStore.openStores,
         webhooks: yield* webhookState
       })
-    }).pipe(Effect.withSpan("AdminViews.stats"))
+    }).pipe(span("AdminViews.stats"))
 
     return { configView, stats } as const
   })

@@ -5,6 +5,7 @@ import { ControlStore } from "../../storage/ControlStore.js"
 import type { CallerIdentity } from "../../domain/actors.js"
 import type { ApiKeyRow } from "../../domain/records.js"
 import { utcTimestamp } from "../../util/timestamps.js"
+import { span } from "../../util/span.js"
 
 const KEY_PREFIX = "sm_"
 const SHOWN_PREFIX_LENGTH = 9
@@ -36,16 +37,16 @@ export class ApiKeys extends Effect.Service<ApiKeys>()("Memory/ApiKeys", {
           api_key: plaintext,
           warning: "This is the only time the plaintext is returned. If lost, revoke this key and create another."
         })
-      }).pipe(Effect.withSpan("ApiKeys.mint"))
+      }).pipe(span("ApiKeys.mint"))
 
     const list = (includeRevoked: boolean) =>
-      Effect.map(queries.list(includeRevoked), (rows) => rows.map(summary)).pipe(Effect.withSpan("ApiKeys.list"))
+      Effect.map(queries.list(includeRevoked), (rows) => rows.map(summary)).pipe(span("ApiKeys.list"))
 
     const revoke = (id: string) =>
       Effect.gen(function*() {
         const row = yield* queries.revoke(id, utcTimestamp(yield* Clock.currentTimeMillis))
         return Option.map(Option.fromNullable(row), summary)
-      }).pipe(Effect.withSpan("ApiKeys.revoke"))
+      }).pipe(span("ApiKeys.revoke"))
 
     /** The live named key whose plaintext this is, if any, as the caller it identifies. */
     const resolve = (plaintext: string) =>

@@ -7,6 +7,7 @@ import { type EdgeRow, factMetadata } from "../../domain/records.js"
 import { type FactWithProvenance, UserStore } from "../../storage/UserStore.js"
 import { type ScopeParams, scopeFilter } from "../memories/memoryRecords.js"
 import { Retrieval } from "../recall/Retrieval.js"
+import { span } from "../../util/span.js"
 
 /** Entities a timeline gathers facts from, at most. */
 const TIMELINE_ENTITIES = 200
@@ -53,7 +54,7 @@ export class Graph extends Effect.Service<Graph>()("Memory/Graph", {
         const facts = yield* store.entityTimeline(params.user_id, { needle, scope: scopeFilter(params), entities: TIMELINE_ENTITIES })
         const items = facts.map(card)
         return new EntityTimeline({ user_id: params.user_id, entity_id: params.entity_id, items, count: items.length })
-      }).pipe(Effect.withSpan("Graph.timeline"))
+      }).pipe(span("Graph.timeline"))
 
     const explore = (params: ScopeParams & { readonly start_id: string; readonly depth: number; readonly limit: number }) =>
       Effect.gen(function*() {
@@ -67,7 +68,7 @@ export class Graph extends Effect.Service<Graph>()("Memory/Graph", {
           nodes: graph.nodes.map(card),
           edges: graph.edges.map(toEdge(params.user_id))
         })
-      }).pipe(Effect.withSpan("Graph.explore"))
+      }).pipe(span("Graph.explore"))
 
     const refine = (request: RefineRequest) =>
       Effect.gen(function*() {
@@ -100,7 +101,7 @@ export class Graph extends Effect.Service<Graph>()("Memory/Graph", {
           available_next_tools: hasMore ? [SEARCH_MORE, ...NEXT_TOOLS] : NEXT_TOOLS,
           degraded
         })
-      }).pipe(Effect.withSpan("Graph.refine"))
+      }).pipe(span("Graph.refine"))
 
     return { timeline, explore, refine } as const
   })

@@ -9,6 +9,7 @@ import { Jobs } from "../jobs/Jobs.js"
 import { validateUserId } from "../../domain/userId.js"
 import { UserStore } from "../../storage/UserStore.js"
 import { jobHandler } from "../jobs/jobHandler.js"
+import { span } from "../../util/span.js"
 
 /** A batch as its job replays it: each session prepared, or the reason it was refused up front. */
 const PreparedBatch = Schema.Struct({
@@ -81,7 +82,7 @@ export class BatchIngest extends Effect.Service<BatchIngest>()("Memory/BatchInge
             failed: results.filter((result) => !result.ok).length,
             results
           })
-      ).pipe(Effect.withSpan("BatchIngest.run", { attributes: { sessions: batch.items.length } }))
+      ).pipe(span("BatchIngest.run", { attributes: { sessions: batch.items.length } }))
 
     return {
       now: (request: BatchAddRequest, audit: AuditContext) => Effect.flatMap(prepare(request, audit), (batch) => run(batch, null)),
@@ -93,7 +94,7 @@ export class BatchIngest extends Effect.Service<BatchIngest>()("Memory/BatchInge
           yield* store.provision(batch.userId)
           const jobId = yield* jobs.submit("ingest_batch", batch.userId, Schema.encodeSync(PreparedBatch)(batch))
           return new JobAccepted({ job_id: jobId, status: "pending", session_id: "" })
-        }).pipe(Effect.withSpan("BatchIngest.accept")),
+        }).pipe(span("BatchIngest.accept")),
 
       runJob: jobHandler(PreparedBatch, BatchAddResult, run)
     } as const

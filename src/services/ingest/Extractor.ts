@@ -3,6 +3,7 @@ import type { CleanFact } from "../../domain/facts.js"
 import { EXTRACTION_PROMPT } from "../../llm/prompts.js"
 import { Extraction, type ExtractedFact, type ExtractionInput } from "../../llm/tasks.js"
 import type { ActiveLlm } from "../../llm/types.js"
+import { span } from "../../util/span.js"
 
 /** A session as extraction reads it: turns numbered from 1 in the order they were sent. */
 export interface SessionInput {
@@ -80,4 +81,4 @@ export const extractFacts = (llm: ActiveLlm, session: SessionInput) =>
       facts: replies.flatMap((reply) => reply.value.facts.flatMap((fact) => clean(fact, session.turns.length) ?? [])),
       calls: replies.flatMap((reply) => reply.calls)
     })
-  ).pipe(Effect.withSpan("Extractor.extract", { attributes: { turns: session.turns.length } }))
+  ).pipe(span("Extractor.extract", { attributes: { turns: session.turns.length } }))

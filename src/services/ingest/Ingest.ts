@@ -17,6 +17,7 @@ import { resolveSessionTime } from "../memories/memoryRecords.js"
 import { embedForWrite, embeddingModel } from "./embedWrites.js"
 import { extractFacts } from "./Extractor.js"
 import { lexicalCandidates, reconcileFacts } from "./reconciliation.js"
+import { span } from "../../util/span.js"
 
 /** An ingest with everything resolved (session id and time included), as a job replays it. */
 export const PreparedIngest = Schema.Struct({
@@ -167,7 +168,7 @@ export class Ingest extends Effect.Service<Ingest>()("Memory/Ingest", {
 
       /** Ingests and answers with the counts (async_mode false). */
       now: (request: AddMemoriesRequest, audit: AuditContext) =>
-        Effect.flatMap(prepare(request, audit), (prepared) => apply(prepared, null)).pipe(Effect.withSpan("Ingest.now")),
+        Effect.flatMap(prepare(request, audit), (prepared) => apply(prepared, null)).pipe(span("Ingest.now")),
 
       /** Validates, opens the user's store, persists the job and answers before any write (async_mode true). */
       accept: (request: AddMemoriesRequest, audit: AuditContext) =>
@@ -176,7 +177,7 @@ export class Ingest extends Effect.Service<Ingest>()("Memory/Ingest", {
           yield* store.provision(prepared.userId)
           const jobId = yield* jobs.submit("ingest", prepared.userId, Schema.encodeSync(PreparedIngest)(prepared))
           return new JobAccepted({ job_id: jobId, status: "pending", session_id: prepared.sessionId })
-        }).pipe(Effect.withSpan("Ingest.accept")),
+        }).pipe(span("Ingest.accept")),
 
       /** Runs an accepted ingest job; safe to run again after a crash. */
       runJob: jobHandler(PreparedIngest, AddMemoriesResult, apply)

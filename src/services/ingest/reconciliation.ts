@@ -9,6 +9,7 @@ import { normalizeText } from "../../domain/text.js"
 import { analyseQuery } from "../../retrieval/query.js"
 import type { FactRow, ScopeFilter } from "../../domain/records.js"
 import type { StoreError, UserStoreOperations } from "../../storage/UserStore.js"
+import { span } from "../../util/span.js"
 
 /** Similar current facts a new fact is compared with, at most. */
 const CANDIDATES_PER_FACT = 5
@@ -84,4 +85,4 @@ export const reconcileFacts = (
       decisions[decision.index] = { action: decision.action, target, reason: `${verb} session ${input.sessionId}: ${decision.reason.trim()}` }
     }
     return { decisions, calls: reply.calls }
-  }).pipe(Effect.withSpan("Extractor.reconcile", { attributes: { facts: input.facts.length } }))
+  }).pipe(span("Extractor.reconcile", { attributes: { facts: input.facts.length } }))

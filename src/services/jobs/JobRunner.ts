@@ -8,6 +8,7 @@ import { Ingest } from "../ingest/Ingest.js"
 import { Jobs } from "./Jobs.js"
 import { Maintenance } from "../maintenance/Maintenance.js"
 import { Reembedding } from "../maintenance/Reembedding.js"
+import { span } from "../../util/span.js"
 
 type JobHandler = (payload: unknown, jobId: string) => Effect.Effect<unknown, unknown>
 
@@ -86,7 +87,7 @@ export const JobRunnerLive = Layer.scopedDiscard(
         yield* jobs.fail(claimed, failureLine(exit.cause))
       }).pipe(
         Effect.annotateLogs({ job_id: claimed.job_id }),
-        Effect.withSpan("JobRunner.run", { attributes: { job_id: claimed.job_id, attempt: claimed.attempts } })
+        span("JobRunner.run", { attributes: { job_id: claimed.job_id, attempt: claimed.attempts } })
       )
 
     /** Claims and runs jobs until none is left, waking another worker at each claim in case there are more. */

@@ -6,6 +6,7 @@ import { AppConfig } from "../../config/AppConfig.js"
 import { ControlStore } from "../../storage/ControlStore.js"
 import type { ClaimedJob, JobLease, JobRow } from "../../domain/records.js"
 import { utcTimestamp } from "../../util/timestamps.js"
+import { span } from "../../util/span.js"
 
 const toJob = (row: JobRow) =>
   new Job({
@@ -48,7 +49,7 @@ export class Jobs extends Effect.Service<Jobs>()("Memory/Jobs", {
 
     const get = (jobId: string) =>
       Effect.map(queries.find(jobId), (row) => Option.map(Option.fromNullable(row), toJob)).pipe(
-        Effect.withSpan("Jobs.get", { attributes: { job_id: jobId } })
+        span("Jobs.get", { attributes: { job_id: jobId } })
       )
 
     const submit = (kind: JobKind, userId: string, payload: unknown) =>
@@ -57,7 +58,7 @@ export class Jobs extends Effect.Service<Jobs>()("Memory/Jobs", {
         yield* queries.insert({ job_id: jobId, kind, user_id: userId, payload: JSON.stringify(payload), created_at: yield* now }, jobRetentionMax)
         yield* Queue.offer(wake, undefined)
         return jobId
-      }).pipe(Effect.withSpan("Jobs.submit", { attributes: { kind } }))
+      }).pipe(span("Jobs.submit", { attributes: { kind } }))
 
     return {
       get,

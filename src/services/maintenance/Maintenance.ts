@@ -14,6 +14,7 @@ import { UserStore } from "../../storage/UserStore.js"
 import { utcTimestamp } from "../../util/timestamps.js"
 import { jobHandler } from "../jobs/jobHandler.js"
 import { Jobs } from "../jobs/Jobs.js"
+import { span } from "../../util/span.js"
 
 /** A dream job keeps the request as it was sent, defaults applied, and who asked. */
 const DreamJobPayload = Schema.Struct({
@@ -171,7 +172,7 @@ export class Maintenance extends Effect.Service<Maintenance>()("Memory/Maintenan
             remaining_stale: yield* store.staleCount(userId)
           })
         }))
-      }).pipe(Effect.withSpan("Maintenance.dream"))
+      }).pipe(span("Maintenance.dream"))
 
     return {
       dream,

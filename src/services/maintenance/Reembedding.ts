@@ -10,6 +10,7 @@ import { NO_TOKENS } from "../../llm/usage.js"
 import { type RowToEmbed, UserStore } from "../../storage/UserStore.js"
 import { jobHandler } from "../jobs/jobHandler.js"
 import { Jobs } from "../jobs/Jobs.js"
+import { span } from "../../util/span.js"
 
 /** An embed job keeps the request as it was sent, defaults applied. */
 const EmbedJobPayload = Schema.Struct({ request: EmbedRequest })
@@ -101,7 +102,7 @@ export class Reembedding extends Effect.Service<Reembedding>()("Memory/Reembeddi
             return { held: true, embedded, remaining: outcome.remaining, switched: outcome.switched, cancelled: false } satisfies UserOutcome
           }
         }
-      }).pipe(Effect.withSpan("Reembedding.user", { attributes: { user_id: userId } }))
+      }).pipe(span("Reembedding.user", { attributes: { user_id: userId } }))
 
     /** One user's run under their maintenance lock, shared with dream: one run a user at a time, across processes. */
     const lockedRun = (userId: string, model: ActiveEmbedder, space: VectorSpace, batchSize: number, budget: Budget) =>
@@ -132,7 +133,7 @@ export class Reembedding extends Effect.Service<Reembedding>()("Memory/Reembeddi
           cancelled: outcomes.some((outcome) => outcome.cancelled),
           remaining: outcomes.reduce((sum, outcome) => sum + outcome.remaining, 0)
         })
-      }).pipe(Effect.withSpan("Reembedding.embed"))
+      }).pipe(span("Reembedding.embed"))
 
     return {
       embed: run,

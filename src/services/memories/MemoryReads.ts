@@ -6,6 +6,7 @@ import { inScope } from "../../domain/records.js"
 import { UserStore } from "../../storage/UserStore.js"
 import { type ScopeParams, scopeFilter, toMemory } from "./memoryRecords.js"
 import { changeEvent } from "../../domain/webhooks.js"
+import { span } from "../../util/span.js"
 
 const EVENT_TYPES = new Set(["memory_add", "memory_supersede", "memory_delete"])
 
@@ -24,14 +25,14 @@ export class MemoryReads extends Effect.Service<MemoryReads>()("Memory/MemoryRea
           offset: params.offset,
           limit: params.limit
         })
-      }).pipe(Effect.withSpan("MemoryReads.list"))
+      }).pipe(span("MemoryReads.list"))
 
     /** A memory by id; none when absent, archived, or stamped outside the requested scope. */
     const get = (memoryId: string, params: ScopeParams) =>
       store.fact(params.user_id, memoryId).pipe(
         Effect.map(Option.filter((row) => row.status !== "archived" && inScope(row, scopeFilter(params)))),
         Effect.map(Option.map((row) => toMemory(params.user_id, row))),
-        Effect.withSpan("MemoryReads.get")
+        span("MemoryReads.get")
       )
 
     /** An unknown type filter matches nothing (never everything); scope keys narrow as they narrow memories. */
@@ -47,7 +48,7 @@ export class MemoryReads extends Effect.Service<MemoryReads>()("Memory/MemoryRea
           offset: params.offset,
           limit: params.limit
         })
-      }).pipe(Effect.withSpan("MemoryReads.events"))
+      }).pipe(span("MemoryReads.events"))
 
     return { list, get, events } as const
   })

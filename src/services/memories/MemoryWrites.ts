@@ -28,6 +28,7 @@ import {
   type ScopeParams,
   toMemory
 } from "./memoryRecords.js"
+import { span } from "../../util/span.js"
 
 /** Changes to existing memories; each is one transaction with its audit event. */
 export class MemoryWrites extends Effect.Service<MemoryWrites>()("Memory/MemoryWrites", {
@@ -191,7 +192,7 @@ export class MemoryWrites extends Effect.Service<MemoryWrites>()("Memory/MemoryW
         })
         const created = outcome._tag === "Refused" ? yield* correctable(outcome.current, memoryId, scope) : outcome.fact
         return new UpdateResult({ memory: toMemory(userId, created), superseded_id: memoryId, valid_until: facts[winner]!.occurred ?? sessionTime })
-      }).pipe(Effect.withSpan("MemoryWrites.update"))
+      }).pipe(span("MemoryWrites.update"))
 
     /**
      * A request that narrows acts only on a memory within its scope: one stamped outside it, or
@@ -211,7 +212,7 @@ export class MemoryWrites extends Effect.Service<MemoryWrites>()("Memory/MemoryW
         const userId = yield* validateUserId(params.user_id)
         yield* withinScope(userId, memoryId, scopeFilter(params))
         return yield* params.purge ? purge(userId, memoryId, audit) : archive(userId, memoryId, audit)
-      }).pipe(Effect.withSpan("MemoryWrites.remove", { attributes: { purge: params.purge } }))
+      }).pipe(span("MemoryWrites.remove", { attributes: { purge: params.purge } }))
 
     /** Every memory of a user: archived in one transaction with one event, or the whole store erased. */
     const removeUser = (params: ScopeParams & { readonly purge: boolean }, audit: AuditContext) =>
@@ -242,7 +243,7 @@ export class MemoryWrites extends Effect.Service<MemoryWrites>()("Memory/MemoryW
           purged: false,
           archived: Option.match(forgotten, { onNone: () => 0, onSome: ({ archived }) => archived })
         })
-      }).pipe(Effect.withSpan("MemoryWrites.removeUser", { attributes: { purge: params.purge } }))
+      }).pipe(span("MemoryWrites.removeUser", { attributes: { purge: params.purge } }))
 
     return { update, remove, removeUser } as const
   })

@@ -7,6 +7,7 @@ import { nowTimestamp } from "../../util/timestamps.js"
 import { STORE_SCHEMA_VERSION } from "../../version.js"
 import { EXPORT_FORMAT, EXPORT_VERSION, EXPORTED_TABLES, type EndRecord, type ExportedTable, type HeaderRecord, RECORD_SCHEMAS, RECORD_TYPES, vectorBase64 } from "./exportFormat.js"
 import { type ExportRow, makeForgottenFilter } from "./withoutForgotten.js"
+import { span } from "../../util/span.js"
 
 /** Rows read per statement: what an export holds in memory at once, whatever the user's size. */
 export const EXPORT_PAGE_ROWS = 1_000
@@ -79,7 +80,7 @@ export class UserExport extends Effect.Service<UserExport>()("Memory/UserExport"
           return Stream.concat(records, Stream.sync(() => `${JSON.stringify(endRecord(written))}\n`))
         })
         return Stream.concat(Stream.succeed(`${JSON.stringify(header)}\n`), rows)
-      }).pipe(Effect.withSpan("UserExport.lines"))
+      }).pipe(span("UserExport.lines"))
 
     return { lines }
   })

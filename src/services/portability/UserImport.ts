@@ -9,6 +9,7 @@ import type { UserTable } from "../../storage/transfer/records.js"
 import { UserStore } from "../../storage/UserStore.js"
 import { HeaderRecord } from "./exportFormat.js"
 import { decodeRecord, type InvalidLine, makeRecordValidation } from "./recordValidation.js"
+import { span } from "../../util/span.js"
 
 /** Records written per statement. */
 const LINES_PER_BATCH = 500
@@ -111,7 +112,7 @@ export class UserImport extends Effect.Service<UserImport>()("Memory/UserImport"
           })
         }
         return { user_id: userId, source_user_id: header.user_id }
-      })).pipe(Effect.withSpan("UserImport.load"))
+      })).pipe(span("UserImport.load"))
 
     return { load }
   }),

@@ -12,6 +12,7 @@ import { Jobs } from "../jobs/Jobs.js"
 import { Retrieval } from "./Retrieval.js"
 import { validateUserId } from "../../domain/userId.js"
 import { jobHandler } from "../jobs/jobHandler.js"
+import { span } from "../../util/span.js"
 
 /** An answer job keeps the request as it was sent, defaults applied. */
 const AnswerJobPayload = Schema.Struct({ request: AnswerRequest })
@@ -119,7 +120,7 @@ export class Answerer extends Effect.Service<Answerer>()("Memory/Answerer", {
           missing_information: reading.value.missing_information,
           usage: summarizeCalls(calls)
         })
-      }).pipe(Effect.withSpan("Answerer.answer"))
+      }).pipe(span("Answerer.answer"))
 
     return {
       answer,

@@ -4,6 +4,7 @@ import { renderWithinBudget } from "../../retrieval/contextCards.js"
 import { tokenizer } from "../../retrieval/tokenizer.js"
 import type { ScopeParams } from "../memories/memoryRecords.js"
 import { Retrieval } from "./Retrieval.js"
+import { span } from "../../util/span.js"
 
 /** Cards worth retrieving per token of budget: enough that the budget, not retrieval, is the limit. */
 const TOKENS_PER_CARD = 20
@@ -30,7 +31,7 @@ export class ContextBuilder extends Effect.Service<ContextBuilder>()("Memory/Con
           evidence: rendered.cards,
           degraded
         }, true)
-      }).pipe(Effect.withSpan("ContextBuilder.build"))
+      }).pipe(span("ContextBuilder.build"))
     return { build } as const
   })
 }) {}

@@ -9,6 +9,7 @@ import { analyseQuery, MAX_QUERY_WORDS } from "../../retrieval/query.js"
 import type { FactRow, TurnRow } from "../../domain/records.js"
 import { type RecallLegs, UserStore } from "../../storage/UserStore.js"
 import { type ScopeParams, scopeFilter } from "../memories/memoryRecords.js"
+import { span } from "../../util/span.js"
 
 export interface RetrievalRequest extends ScopeParams {
   readonly query: string
@@ -146,7 +147,7 @@ export class Retrieval extends Effect.Service<Retrieval>()("Memory/Retrieval", {
           return factEvidence(item.value.row, sources.filter((s) => s.fact_id === factId), roles.filter((r) => r.fact_id === factId), ranking)
         })
         return { items, degraded: Either.isLeft(legs.vector) ? vectorSkipped(legs.vector.left) : [] } satisfies RetrievalResult
-      }).pipe(Effect.withSpan("Retrieval.search"))
+      }).pipe(span("Retrieval.search"))
 
     return { search } as const
   })

@@ -9,7 +9,12 @@ import { postgresUserStore } from "./user/PostgresUserStore.js"
  * in one database that any number of service processes share. `webhookSwitch` is what this process
  * asks of the database's webhook setting ("keep" unless told); "on" means it delivers them too.
  */
-export const postgresStorage = (options: { readonly url: Redacted.Redacted; readonly poolMax: number; readonly webhookSwitch?: WebhookSwitch }) => {
+export const postgresStorage = (options: {
+  readonly url: Redacted.Redacted
+  readonly poolMax: number
+  readonly prepare?: boolean
+  readonly webhookSwitch?: WebhookSwitch
+}) => {
   const webhookSwitch = options.webhookSwitch ?? "keep"
   return Layer.merge(postgresUserStore(webhookSwitch === "on"), PostgresControlStoreLive).pipe(
     Layer.provide(postgresDatabase({ ...options, webhookSwitch }))

@@ -8,6 +8,7 @@ import { StartupError } from "../../startup/StartupError.js"
 import { appliedMigration, LATEST_MIGRATION, migrate } from "./migrations.js"
 import type { WebhookSwitch } from "../../config/webhooks.js"
 import { switchWebhookTrigger } from "./webhookTrigger.js"
+import { makePool } from "./preparedStatements.js"
 
 /** The PostgreSQL database holding users' data and the control plane, migrated to this build's schema. */
 export class PostgresDatabase extends Context.Tag("Memory/PostgresDatabase")<PostgresDatabase, SqlClient.SqlClient>() {}
@@ -89,9 +90,42 @@ const schemaAsFound = (sql: SqlClient.SqlClient) =>
     Effect.flatMap((rows) => rows[0]?.present === true ? appliedMigration(sql) : Effect.succeed(0))
   )
 
+const CONNECT_TIMEOUT = Duration.seconds(5)
+
+/**
+ * The pool, its first connection made (or the database found unreachable within the timeout),
+ * ended with the scope. An idle connection's error is the pool's to handle: it drops that
+ * connection and opens another on demand, as @effect/sql-pg's own pool does.
+ */
+const acquirePool = (options: { readonly url: Redacted.Redacted; readonly poolMax: number; readonly prepare: boolean }) =>
+  Effect.acquireRelease(
+    Effect.sync(() => {
+      const pool = makePool({
+        connectionString: Redacted.value(options.url),
+        max: options.poolMax,
+        connectionTimeoutMillis: Duration.toMillis(CONNECT_TIMEOUT),
+        application_name: "memory-service",
+        types
+      }, options.prepare)
+      pool.on("error", () => {})
+      return pool
+    }),
+    (pool) => Effect.promise(() => pool.end()).pipe(Effect.interruptible, Effect.timeoutOption(1000))
+  ).pipe(
+    Effect.tap((pool) =>
+      Effect.tryPromise({ try: () => pool.query("SELECT 1"), catch: (cause) => new SqlError.SqlError({ cause, message: "PgClient: Failed to connect" }) }).pipe(
+        Effect.timeoutFail({
+          duration: CONNECT_TIMEOUT,
+          onTimeout: () => new SqlError.SqlError({ cause: new Error("Connection timed out"), message: "PgClient: Connection timed out" })
+        })
+      ))
+  )
+
 export const postgresDatabase = (options: {
   readonly url: Redacted.Redacted
   readonly poolMax: number
+  /** Named prepared statements (default on); off for a pooler that cannot keep them (PgBouncer in transaction mode before 1.21). */
+  readonly prepare?: boolean
   readonly webhookSwitch?: WebhookSwitch
   /** Leave the schema as it is (a tool that only reads); refused unless it is this build's. */
   readonly readOnly?: boolean
@@ -99,10 +133,8 @@ export const postgresDatabase = (options: {
   Layer.scoped(
     PostgresDatabase,
     Effect.gen(function*() {
-      const sql = yield* PgClient.make({
-        url: options.url,
-        maxConnections: options.poolMax,
-        connectTimeout: Duration.seconds(5),
+      const sql = yield* PgClient.fromPool({
+        acquire: acquirePool({ url: options.url, poolMax: options.poolMax, prepare: options.prepare ?? true }),
         applicationName: "memory-service",
         types
       })

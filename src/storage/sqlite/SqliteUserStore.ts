@@ -26,6 +26,7 @@ import { Reembed } from "./user/reembed.js"
 import { similarFacts } from "./user/recall/lexical.js"
 import { nearestFacts } from "./user/recall/vector.js"
 import { RetrievalQueries } from "./user/retrieval.js"
+import { span } from "../../util/span.js"
 
 type Use<A> = (sql: SqlClient.SqlClient) => Effect.Effect<A, SqlError.SqlError>
 
@@ -56,15 +57,15 @@ export const SqliteUserStoreLive = Layer.effect(
 
     /** Runs on the user's store if it exists; `absent` otherwise (a read never creates a store). */
     const read = <A>(name: string, userId: string, use: Use<A>, absent: () => A): Effect.Effect<A, StoreError> =>
-      stores.read(userId, ({ sql }) => use(sql), absent).pipe(Effect.catchTag("SqlError", Effect.die), Effect.withSpan(`UserStore.${name}`))
+      stores.read(userId, ({ sql }) => use(sql), absent).pipe(Effect.catchTag("SqlError", Effect.die), span(`UserStore.${name}`))
 
     /** Runs on the user's store, creating it if needed. */
     const write = <A>(name: string, userId: string, use: Use<A>): Effect.Effect<A, StoreError> =>
-      stores.write(userId, ({ sql }) => use(sql)).pipe(Effect.catchTag("SqlError", Effect.die), Effect.withSpan(`UserStore.${name}`))
+      stores.write(userId, ({ sql }) => use(sql)).pipe(Effect.catchTag("SqlError", Effect.die), span(`UserStore.${name}`))
 
     return {
       provision: (userId) => write("provision", userId, () => Effect.void),
-      erase: (userId) => stores.erase(userId).pipe(Effect.withSpan("UserStore.erase")),
+      erase: (userId) => stores.erase(userId).pipe(span("UserStore.erase")),
 
       writeSession: (userId, session, options) => written.after(userId, write("writeSession", userId, (sql) => ingestSession(sql, session, options))),
       correct: (userId, correction) => written.after(userId, write("correct", userId, (sql) => correctMemory(sql, correction))),
@@ -147,12 +148,12 @@ export const SqliteUserStoreLive = Layer.effect(
             userId,
             stores.write(userId, ({ sql }) => StorePortability(sql).load(load)).pipe(
               Effect.catchIf((error): error is SqlError.SqlError => error instanceof SqlError.SqlError, Effect.die),
-              Effect.withSpan("UserStore.portability.load")
+              span("UserStore.portability.load")
             )
           )
       },
 
-      inventory: Effect.sync(() => userInventory(dataRoot)).pipe(Effect.withSpan("UserStore.inventory")),
+      inventory: Effect.sync(() => userInventory(dataRoot)).pipe(span("UserStore.inventory")),
       openStores: stores.openCount
     } satisfies UserStoreOperations
   })

@@ -15,6 +15,7 @@ import { outboxUsers, UserOutbox } from "./outbox.js"
 import { MAINTENANCE_LOCKS, sessionLock, WEBHOOK_LOCKS } from "./sessionLocks.js"
 import { makeVectorIndexes } from "./vectorIndexes.js"
 import { clock, UserWrites } from "./writes.js"
+import { span } from "../../../util/span.js"
 
 const OUTBOX_SCAN_INTERVAL_MS = 1_000
 
@@ -36,7 +37,7 @@ export const postgresUserStore = (webhooks: boolean) => Layer.effect(
       userId: string,
       use: (userId: string) => Effect.Effect<A, E, R>
     ): Effect.Effect<A, StoreError | Exclude<E, SqlError.SqlError>, R> =>
-      Effect.flatMap(validateUserId(userId), (valid) => orUnavailable(use(valid))).pipe(Effect.withSpan(`UserStore.${name}`))
+      Effect.flatMap(validateUserId(userId), (valid) => orUnavailable(use(valid))).pipe(span(`UserStore.${name}`))
 
     const known = (userId: string) =>
       Effect.map(sql<{ readonly user_id: string }>`SELECT user_id FROM users WHERE user_id = ${userId}`, (rows) => rows.length > 0)
@@ -130,7 +131,7 @@ export const postgresUserStore = (webhooks: boolean) => Layer.effect(
           ORDER BY u.user_id`
         const statuses = yield* sql<{ readonly status: string; readonly n: number }>`SELECT status, count(*) AS n FROM facts GROUP BY status`
         return { users, memoriesByStatus: Object.fromEntries(statuses.map((row) => [row.status, row.n])) }
-      })).pipe(Effect.withSpan("UserStore.inventory")),
+      })).pipe(span("UserStore.inventory")),
       openStores: Effect.succeed(0)
     } satisfies UserStoreOperations
   })

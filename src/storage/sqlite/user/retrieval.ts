@@ -19,6 +19,8 @@ export const scopedTo = (sql: SqlClient.SqlClient, alias: string, scope: ScopeFi
   sql.and((["agent_id", "run_id", "project_id"] as const).flatMap((key) =>
     scope[key] === null ? [] : [sql`(${sql.literal(`${alias}.${key}`)} IS NULL OR ${sql.literal(`${alias}.${key}`)} = ${scope[key]})`]))
 
+const isUnscoped = (scope: ScopeFilter) => scope.agent_id === null && scope.run_id === null && scope.project_id === null
+
 /** Queries of the retrieval legs over one user's store. Each returns rows best first. */
 export const RetrievalQueries = (sql: SqlClient.SqlClient) => {
   const scoped = (alias: string, scope: ScopeFilter) => scopedTo(sql, alias, scope)
@@ -53,11 +55,21 @@ export const RetrievalQueries = (sql: SqlClient.SqlClient) => {
     /** Raw turns matching the FTS5 expression, best first (equal scores in turn order), each with its bm25 score (FTS5's negated: higher is better). */
     turnsMatching: (options: { readonly expression: string; readonly scope: ScopeFilter; readonly limit: number }) =>
       Effect.map(
-        sql<TurnRow & { readonly bm25_score: number }>`
-          SELECT ${sql.literal(TURN_COLUMNS)}, -bm25(turns_fts) AS bm25_score FROM turns_fts JOIN turns t ON t.seq = turns_fts.rowid
-          JOIN sessions s ON s.session_id = t.session_id
-          WHERE turns_fts MATCH ${options.expression} AND ${scoped("t", options.scope)}
-          ORDER BY bm25(turns_fts), t.seq LIMIT ${options.limit}`,
+        isUnscoped(options.scope)
+          // Nothing to filter on the turns' columns: the best rowids first, from the index alone, and
+          // only those read from the tables (every turn has its session), not every match.
+          ? sql<TurnRow & { readonly bm25_score: number }>`
+            WITH hits AS (
+              SELECT rowid AS seq, bm25(turns_fts) AS score FROM turns_fts WHERE turns_fts MATCH ${options.expression}
+              ORDER BY score, rowid LIMIT ${options.limit})
+            SELECT ${sql.literal(TURN_COLUMNS)}, -hits.score AS bm25_score FROM hits JOIN turns t ON t.seq = hits.seq
+            JOIN sessions s ON s.session_id = t.session_id
+            ORDER BY hits.score, t.seq`
+          : sql<TurnRow & { readonly bm25_score: number }>`
+            SELECT ${sql.literal(TURN_COLUMNS)}, -bm25(turns_fts) AS bm25_score FROM turns_fts JOIN turns t ON t.seq = turns_fts.rowid
+            JOIN sessions s ON s.session_id = t.session_id
+            WHERE turns_fts MATCH ${options.expression} AND ${scoped("t", options.scope)}
+            ORDER BY bm25(turns_fts), t.seq LIMIT ${options.limit}`,
         (rows) => rows.map(({ bm25_score, ...row }): Scored<TurnRow> => ({ row, score: bm25_score }))
       ),
 
