@@ -3,7 +3,7 @@ import Pg from "pg"
 import { createDatabase, startCluster, withClient } from "../scripts/postgres/cluster.js"
 import { startProviderStub } from "../scripts/stubs/llm-providers.js"
 import { llmEnv } from "./support/llm.js"
-import { startProcess } from "./support/processes.js"
+import { jsonLines, startProcess } from "./support/processes.js"
 import { tempDataRoot } from "./support/server.js"
 
 const HEADERS = { authorization: "Bearer k", "content-type": "application/json" }
@@ -97,6 +97,29 @@ it("every pooled connection held by slow statements: a request waiting for one g
     expect((await search(base)).status).toBe(200)
   } finally {
     await blocker.end()
+    service.child.kill("SIGTERM")
+    await service.exited
+    cluster.stop()
+  }
+}, 90_000)
+
+it("an idle pooled connection ended by the server is logged as a warning, and requests go on over new ones", async () => {
+  const cluster = await startCluster({ fsync: false })
+  const url = await createDatabase(cluster.url)
+  const service = await startProcess({ SERVICE_API_KEY: "k", SERVICE_DATA_ROOT: tempDataRoot(), SERVICE_DATABASE_URL: url })
+  try {
+    const base = `http://127.0.0.1:${service.port}`
+    expect((await addBeagle(base)).status).toBe(200)
+    const ended = await withClient(url, async (client) =>
+      (await client.query(
+        "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = 'memory-service' AND state = 'idle' AND query NOT ILIKE 'LISTEN%'"
+      )).rowCount)
+    expect(ended).toBeGreaterThan(0)
+    const warned = () => jsonLines(service.stdout()).some((line) => String(line.message).includes("an idle PostgreSQL connection failed"))
+    for (let attempt = 0; attempt < 100 && !warned(); attempt++) await new Promise((resolve) => setTimeout(resolve, 50))
+    expect(warned()).toBe(true)
+    expect((await search(base)).status).toBe(200)
+  } finally {
     service.child.kill("SIGTERM")
     await service.exited
     cluster.stop()

@@ -1,7 +1,7 @@
 import { Reactivity } from "@effect/experimental"
 import { type SqlClient, SqlError } from "@effect/sql"
 import { PgClient } from "@effect/sql-pg"
-import { Context, Duration, Effect, Layer, Option, Redacted } from "effect"
+import { Context, Duration, Effect, Layer, Option, Redacted, Runtime } from "effect"
 import Pg from "pg"
 import { StoreUnavailable } from "../../api/errors.js"
 import { StartupError } from "../../startup/StartupError.js"
@@ -94,12 +94,12 @@ const CONNECT_TIMEOUT = Duration.seconds(5)
 
 /**
  * The pool, its first connection made (or the database found unreachable within the timeout),
- * ended with the scope. An idle connection's error is the pool's to handle: it drops that
- * connection and opens another on demand, as @effect/sql-pg's own pool does.
+ * ended with the scope. An idle connection's error is logged and left to the pool, which drops
+ * that connection and opens another on demand.
  */
 const acquirePool = (options: { readonly url: Redacted.Redacted; readonly poolMax: number; readonly prepare: boolean }) =>
   Effect.acquireRelease(
-    Effect.sync(() => {
+    Effect.map(Effect.runtime<never>(), (runtime) => {
       const pool = makePool({
         connectionString: Redacted.value(options.url),
         max: options.poolMax,
@@ -107,7 +107,8 @@ const acquirePool = (options: { readonly url: Redacted.Redacted; readonly poolMa
         application_name: "memory-service",
         types
       }, options.prepare)
-      pool.on("error", () => {})
+      pool.on("error", (error) =>
+        Runtime.runFork(runtime)(Effect.logWarning(`an idle PostgreSQL connection failed (${error.message}); the pool opens another when one is needed`)))
       return pool
     }),
     (pool) => Effect.promise(() => pool.end()).pipe(Effect.interruptible, Effect.timeoutOption(1000))
