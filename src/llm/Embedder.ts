@@ -3,6 +3,7 @@ import { type ProviderError, ProviderUnavailable } from "../api/errors.js"
 import { LlmProvider } from "./LlmProvider.js"
 import type { EmbedProviderName } from "../config/AppConfig.js"
 import type { EmbedTransport } from "./types.js"
+import { span } from "../util/span.js"
 
 const QUERY_CACHE = 1024
 
@@ -25,7 +26,7 @@ const activeEmbedder = (transport: EmbedTransport): ActiveEmbedder => {
   const embed = (texts: ReadonlyArray<string>) =>
     transport.embed(texts).pipe(
       Effect.mapError(asUnavailable),
-      Effect.withSpan("Embedder.embed", { attributes: { provider: transport.provider, model: transport.model, inputs: texts.length } })
+      span("Embedder.embed", { attributes: { provider: transport.provider, model: transport.model, inputs: texts.length } })
     )
 
   const cache = new Map<string, Float32Array>()

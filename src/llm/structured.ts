@@ -7,6 +7,7 @@ import { providerJsonSchema } from "./jsonSchema.js"
 import { type CallPolicy, withPolicy } from "./retry.js"
 import type { ActiveLlm, ChatRequest, ChatTransport, Generated, StructuredRequest } from "./types.js"
 import type { CallUsage } from "./usage.js"
+import { span } from "../util/span.js"
 
 export type RecordCall = (operation: LlmOperation, call: CallUsage) => Effect.Effect<void>
 
@@ -89,7 +90,7 @@ export const generate = <A, I>(
     )
     return Effect.map(withPolicy(origin, policy, attempt), (value) => ({ value, calls: [...calls] }))
   }).pipe(
-    Effect.withSpan("Llm.generate", { attributes: { provider: transport.provider, model: transport.model, phase: request.phase } })
+    span("Llm.generate", { attributes: { provider: transport.provider, model: transport.model, phase: request.phase } })
   )
 
 /** The configured chat transport as structured generation. */

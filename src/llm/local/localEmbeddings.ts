@@ -2,6 +2,7 @@ import { Duration, Effect } from "effect"
 import { ProviderTimeout, ProviderUnavailable } from "../../api/errors.js"
 import type { EmbedTransport } from "../types.js"
 import { type EmbedPool, type Priority } from "./workerPool.js"
+import { span } from "../../util/span.js"
 
 export interface LocalEmbedSettings {
   /** The name shown as the model: SERVICE_EMBED_MODEL as given. */
@@ -50,7 +51,7 @@ export const localEmbeddings = (pool: EmbedPool, settings: LocalEmbedSettings): 
         onTimeout: () =>
           new ProviderTimeout({ message: `the local embedder did not answer within ${settings.timeoutMs} ms (SERVICE_EMBED_TIMEOUT_MS)`, details: origin })
       }),
-      Effect.withSpan("LlmProvider.embed", { attributes: { ...origin, inputs: texts.length } })
+      span("LlmProvider.embed", { attributes: { ...origin, inputs: texts.length } })
     )
   return { ...origin, embed }
 }

@@ -4,6 +4,7 @@ import { type Origin, unreadable } from "../failures.js"
 import type { CallPolicy } from "../retry.js"
 import { embedInBatches, postJson } from "./http.js"
 import type { ChatTransport, EmbedTransport } from "../types.js"
+import { span } from "../../util/span.js"
 
 export interface GeminiEndpoint {
   readonly model: string
@@ -128,7 +129,7 @@ export const geminiEmbeddings = (
     }).pipe(
       Effect.flatMap((body) => Effect.mapError(Schema.decodeUnknown(Embeddings)(body), () => unreadable(origin))),
       Effect.map(({ embeddings }) => embeddings.map((embedding) => Float32Array.from(embedding.values))),
-      Effect.withSpan("LlmProvider.embed", { attributes: { provider: "gemini", model: endpoint.model, inputs: texts.length } })
+      span("LlmProvider.embed", { attributes: { provider: "gemini", model: endpoint.model, inputs: texts.length } })
     )
   return { ...origin, embed: embedInBatches(origin, EMBED_BATCH, policy, request) }
 }

@@ -4,6 +4,7 @@ import { type Origin, unreadable } from "../failures.js"
 import type { CallPolicy } from "../retry.js"
 import { embedInBatches, postJson } from "./http.js"
 import type { ChatTransport, EmbedTransport } from "../types.js"
+import { span } from "../../util/span.js"
 
 export interface OllamaEndpoint {
   readonly model: string
@@ -90,7 +91,7 @@ export const ollamaEmbeddings = (
     }).pipe(
       Effect.flatMap((body) => Effect.mapError(Schema.decodeUnknown(Embeddings)(body), () => unreadable(origin))),
       Effect.map(({ embeddings }) => embeddings.map((values) => Float32Array.from(values))),
-      Effect.withSpan("LlmProvider.embed", { attributes: { provider: "ollama", model: endpoint.model, inputs: texts.length } })
+      span("LlmProvider.embed", { attributes: { provider: "ollama", model: endpoint.model, inputs: texts.length } })
     )
   return { ...origin, embed: embedInBatches(origin, EMBED_BATCH, policy, request) }
 }

@@ -7,6 +7,7 @@ import { embedInBatches } from "./http.js"
 import type { Fetch } from "./nodeFetch.js"
 import type { ChatRequest, ChatTransport, EmbedTransport } from "../types.js"
 import { lazyModule } from "../../util/lazyModule.js"
+import { span } from "../../util/span.js"
 
 export interface OpenAiEndpoint {
   readonly model: string
@@ -151,7 +152,7 @@ export const openAiEmbeddings = (endpoint: OpenAiEndpoint, dimensions: Option.Op
         const vectors = [...response.data].sort((a, b) => a.index - b.index).map((item) => embeddingVector(item.embedding))
         return vectors.every((vector) => vector !== undefined) ? Effect.succeed(vectors) : Effect.fail(unreadable(origin))
       }),
-      Effect.withSpan("LlmProvider.embed", { attributes: { provider: "openai", model: endpoint.model, inputs: input.length } })
+      span("LlmProvider.embed", { attributes: { provider: "openai", model: endpoint.model, inputs: input.length } })
     )
   return {
     ...origin,
