@@ -41,7 +41,8 @@ export const runCli = (
         child.kill("SIGKILL")
         reject(new Error(`memory-service ${args.join(" ")} did not finish\n${stdout}\n${stderr}`))
       }, options.timeoutMs ?? 60_000)
-      child.on("exit", (code) => {
+      // "close", not "exit": output still in the pipes when the process ends would be lost.
+      child.on("close", (code) => {
         clearTimeout(timer)
         resolve({ code, stdout, stderr })
       })

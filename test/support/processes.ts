@@ -64,7 +64,8 @@ export const runToExit = (env: Record<string, string>, timeoutMs = 60_000): Prom
       child.kill("SIGKILL")
       reject(new Error(`service did not exit in ${timeoutMs} ms\n${stdout}\n${stderr}`))
     }, timeoutMs)
-    child.on("exit", (code) => {
+    // "close", not "exit": output still in the pipes when the process ends would be lost.
+    child.on("close", (code) => {
       clearTimeout(timer)
       resolve({ code, stdout, stderr })
     })
