@@ -1,5 +1,6 @@
+import { Command } from "@effect/cli"
 import { describe, expect, it } from "@effect/vitest"
-import { Effect } from "effect"
+import { Effect, HashMap } from "effect"
 import * as NodeHttp from "node:http"
 import type { AddressInfo } from "node:net"
 import { runCli } from "./support/cli.js"
@@ -7,6 +8,8 @@ import { llmEnv, providerStub } from "./support/llm.js"
 import { loadRecorder } from "./support/loadedModules.js"
 import { startProcess } from "./support/processes.js"
 import { API_KEY, authHeaders, tempDataRoot } from "./support/server.js"
+import { rootCommand } from "../src/cli/commands/index.js"
+import { COMMANDS } from "../src/cli/commands/table.js"
 import { SERVICE_VERSION } from "../src/version.js"
 
 /** What a configuration that does not use them must not load: each is loaded on first use. */
@@ -20,6 +23,9 @@ const DOCUMENTATION = ["src/http/docsPages.ts", "@effect/platform/dist/esm/inter
 /** prom-client, behind the Prometheus exposition. */
 const PROMETHEUS = ["prom-client"]
 /** The MCP server behind /mcp: its SDK, the RPC protocol and the tools. */
+/** What `memory-service health` needs none of: the whole API's schemas and client, the other commands. */
+const WHOLE_API = ["src/api/Api.ts", "src/api/MemoriesApi.ts", "src/api/RetrievalApi.ts", "src/client/index.ts"]
+const OTHER_COMMANDS = ["src/cli/commands/index.ts", "src/cli/commands/add.ts", "src/cli/commands/memories.ts", "src/cli/commands/serve.ts"]
 const MCP_SERVER = ["src/http/mcpApp.ts", "src/mcp/handlers.ts", "@effect/ai/dist/esm/McpServer.js", "@effect/rpc/dist/esm/RpcServer.js"]
 
 /** A loopback stand-in for the service's /health that keeps the headers of each request it gets. */
@@ -161,6 +167,23 @@ describe("what a process loads is what its configuration uses", () => {
       expect({ code: health.code, stdout: health.stdout }).toEqual({ code: 0, stdout: `ok  version ${SERVICE_VERSION}  schema 7  auth enabled\n` })
       // fetch marks every request it sends with the Fetch standard's own headers; node:http adds none.
       expect(stub.requests.map((headers) => headers["sec-fetch-mode"])).toEqual([undefined])
+    }))
+
+  it.scoped("memory-service health loads its own command and a client for the health route alone: not the other commands or the whole API", () =>
+    Effect.gen(function*() {
+      const stub = yield* healthStub
+      const recorder = loadRecorder()
+      const health = yield* runCli(["health", "--api-url", `http://127.0.0.1:${stub.port}`], { env: recorder.env })
+      expect({ code: health.code, stdout: health.stdout }).toEqual({ code: 0, stdout: `ok  version ${SERVICE_VERSION}  schema 7  auth enabled\n` })
+      const inputs = recorder.inputs()
+      expect(loadedInputs(inputs, ["src/cli/commands/health.ts", "src/api/HealthOnlyApi.ts"])).toEqual(["src/cli/commands/health.ts", "src/api/HealthOnlyApi.ts"])
+      expect(loadedInputs(inputs, [...WHOLE_API, ...OTHER_COMMANDS])).toEqual([])
+    }))
+
+  it.effect("every command the command line lists is one it can load on its own, by the same name", () =>
+    Effect.sync(() => {
+      const listed = [...HashMap.keys(Command.getSubcommands(rootCommand))].sort()
+      expect(COMMANDS.map((entry) => entry.name).sort()).toEqual(listed)
     }))
 
   it.effect("memory-service --version answers before the commands load; --help loads none of the server, the storage engines, the MCP server or the SDKs", () =>

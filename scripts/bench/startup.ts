@@ -7,6 +7,10 @@
  * - MCP stdio: `node dist/mcp/main.js` from spawn through initialize to the tools/list answer;
  * - RSS of the server at rest, a while after it became healthy.
  *
+ * A third floor is the stack's own: scripts/bench/stackFloor.ts (one HttpApi endpoint on
+ * HttpApiBuilder and NodeHttpServer, launched as the service is), bundled at start with the
+ * service's esbuild settings and timed from spawn to its first 200 like the server.
+ *
  * Each is run `--runs` times (default 10), interleaved with the floors so that load on a busy
  * machine falls on all alike; min and median are printed, with the median's ratio to its floor.
  * `--baseline DIR` runs another checkout's build (built if stale) in the same rounds.
@@ -18,6 +22,8 @@ import * as NodeFs from "node:fs"
 import * as NodeHttp from "node:http"
 import * as NodeOs from "node:os"
 import * as NodePath from "node:path"
+import * as esbuild from "esbuild"
+import { bundleOptions } from "../build/bundleOptions.mjs"
 import { freePort } from "../freePort.js"
 import { arg, percentile, rssMiB, textArg } from "./support.js"
 
@@ -136,12 +142,25 @@ const serviceEnv = (dataRoot: string, port: number) => ({
   SERVICE_API_KEY: "bench-key"
 })
 
-const round = async (scratch: string, run: number) => {
+const STACK_FLOOR = "floor: HttpApi server on the same stack"
+
+/** The stack's floor server, bundled into `scratch` as the service's entry points are: the path of its bundle. */
+const bundleStackFloor = async (scratch: string) => {
+  const outdir = NodePath.join(scratch, "stack-floor")
+  await esbuild.build({ ...bundleOptions(process.cwd()), entryPoints: { floor: "scripts/bench/stackFloor.ts" }, outdir })
+  return NodePath.join(outdir, "floor.js")
+}
+
+const round = async (scratch: string, stackFloor: string, run: number) => {
   record("floor: node -e 1", await toExit(["-e", "1"]))
   const barePort = await freePort()
   const bare = await untilAnswering(["-e", BARE_SERVER], { PORT: String(barePort) }, barePort, "/")
   record("floor: bare node:http", bare.ms)
   await stop(bare.child)
+  const stackPort = await freePort()
+  const stack = await untilAnswering([stackFloor], { PORT: String(stackPort) }, stackPort, "/health")
+  record(STACK_FLOOR, stack.ms)
+  await stop(stack.child)
   for (const tree of trees) {
     const dist = (file: string) => NodePath.join(tree.root, "dist", file)
     const port = await freePort()
@@ -173,8 +192,9 @@ const main = async () => {
   for (const tree of trees) ensureBuilt(tree)
   const scratch = NodeFs.mkdtempSync(NodePath.join(NodeOs.tmpdir(), "bench-startup-"))
   try {
+    const stackFloor = await bundleStackFloor(scratch)
     for (let run = 0; run < RUNS; run++) {
-      await round(scratch, run)
+      await round(scratch, stackFloor, run)
       process.stderr.write(`round ${run + 1}/${RUNS}\n`)
     }
   } finally {
@@ -185,6 +205,10 @@ const main = async () => {
     const values = samples.get(floor) ?? []
     rows.push([floor, "", `${min(values).toFixed(0)} ms`, `${median(values).toFixed(0)} ms`, "1.00×", ""])
   }
+  // The stack's floor, as a ratio to the bare server: how much of the server's target it takes itself.
+  const stackValues = samples.get(STACK_FLOOR) ?? []
+  const stackRatio = median(stackValues) / median(samples.get("floor: bare node:http") ?? [])
+  rows.push([STACK_FLOOR, "", `${min(stackValues).toFixed(0)} ms`, `${median(stackValues).toFixed(0)} ms`, `${stackRatio.toFixed(2)}× bare node:http`, ""])
   for (const { measure, floor, target } of MEASURES) {
     for (const tree of trees) {
       const values = samples.get(`${tree.name}: ${measure}`) ?? []

@@ -2,7 +2,7 @@ import { HttpApi, OpenApi } from "@effect/platform"
 import { SERVICE_VERSION } from "../version.js"
 import { AdminApi } from "./AdminApi.js"
 import { AnswerApi } from "./AnswerApi.js"
-import { InternalErrorWire, PayloadTooLargeWire, ValidationErrorWire } from "./errors.js"
+import { withApiErrors } from "./apiErrors.js"
 import { EventsApi } from "./EventsApi.js"
 import { GraphApi } from "./GraphApi.js"
 import { MaintenanceApi } from "./MaintenanceApi.js"
@@ -23,7 +23,7 @@ const API_DESCRIPTION = [
 ].join("\n")
 
 /** The whole HTTP contract: routing, the OpenAPI document and the typed client derive from it. */
-export class MemoryApi extends HttpApi.make("memory-service")
+export class MemoryApi extends withApiErrors(HttpApi.make("memory-service")
   .add(HealthApi)
   .add(MemoriesApi)
   .add(RetrievalApi)
@@ -34,10 +34,7 @@ export class MemoryApi extends HttpApi.make("memory-service")
   .add(JobsApi)
   .add(ObservabilityApi)
   .add(AdminApi)
-  .add(PortabilityApi)
-  .addError(ValidationErrorWire)
-  .addError(PayloadTooLargeWire)
-  .addError(InternalErrorWire)
+  .add(PortabilityApi))
   .annotateContext(OpenApi.annotations({
     title: "Memory service",
     version: SERVICE_VERSION,

@@ -1,8 +1,8 @@
-import { Command, ValidationError } from "@effect/cli"
+import { ValidationError } from "@effect/cli"
 import { NodeContext, NodeHttpClient, NodeRuntime } from "@effect/platform-node"
 import { Cause, Effect, Layer } from "effect"
-import { SERVICE_VERSION } from "../version.js"
-import { rootCommand } from "./commands/index.js"
+import { runnerFor } from "./commands/root.js"
+import { COMMANDS } from "./commands/table.js"
 import { coloursOnTerminalsOnly } from "./colours.js"
 import { CliFailure } from "./errors.js"
 
@@ -10,7 +10,12 @@ const EXIT_FAILURE = 1
 /** Bad usage: @effect/cli has already printed what was wrong. */
 const EXIT_USAGE = 2
 
-const run = Command.run(rootCommand, { name: "memory-service", version: SERVICE_VERSION })
+/**
+ * A command named first loads only its own module (and the client for what it calls); `--help`,
+ * options before a command and unknown commands load every command.
+ */
+const named = COMMANDS.find((entry) => entry.name === process.argv[2])
+const run = named === undefined ? await import("./commands/index.js").then((m) => runnerFor(m.rootCommand)) : await named.load()
 
 const fail = (line: string | undefined, code: number) =>
   Effect.sync(() => {

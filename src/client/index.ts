@@ -6,25 +6,16 @@
  *   await memory.memories.add({ payload: { user_id: "alice", messages: [{ role: "user", content: "…" }], infer: false, async_mode: false } })
  *   const { hits } = await memory.retrieval.search({ payload: { user_id: "alice", query: "…", top_k: 5, include_superseded: false } })
  */
-import { FetchHttpClient, HttpApiClient, HttpClient, HttpClientRequest, type HttpClientResponse } from "@effect/platform"
+import { FetchHttpClient, type HttpClientResponse } from "@effect/platform"
 import { Effect, Either } from "effect"
 import { MemoryApi } from "../api/Api.js"
+import { type ClientOptions, deriveClientOf } from "./derive.js"
 
 export { MemoryApi } from "../api/Api.js"
-
-export interface ClientOptions {
-  readonly baseUrl: string
-  /** Sent as `Authorization: Bearer <key>`; leave it out for a service with auth disabled. */
-  readonly apiKey?: string
-}
+export type { ClientOptions } from "./derive.js"
 
 /** The client's routes over the HttpClient the caller provides (the CLI uses node's own, which loads faster than fetch). */
-export const deriveClient = (options: ClientOptions) =>
-  HttpApiClient.make(MemoryApi, {
-    baseUrl: options.baseUrl,
-    transformClient: (client) =>
-      options.apiKey === undefined ? client : HttpClient.mapRequest(client, HttpClientRequest.bearerToken(options.apiKey))
-  })
+export const deriveClient = (options: ClientOptions) => deriveClientOf(MemoryApi, options)
 
 /** The Effect client: each route a method returning an Effect that fails with the route's typed errors. */
 export const makeClient = (options: ClientOptions) => deriveClient(options).pipe(Effect.provide(FetchHttpClient.layer))

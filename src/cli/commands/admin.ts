@@ -8,12 +8,12 @@ import { dataOptions, optionalField, optionalInteger } from "../options.js"
 import { printAs, printPage, printRecord, printTable } from "../output.js"
 
 export const statsCommand = Command.make("stats", dataOptions, ({ json, ...connection }) =>
-  withClient(connection, (client) => client.admin.stats()).pipe(
+  withClient(connection, "admin", (client) => client.stats()).pipe(
     Effect.flatMap((stats) => printAs(json, stats, (s) => printRecord({ ...s })))
   )).pipe(Command.withDescription("Users, store sizes, jobs and memories by status"))
 
 export const usageCommand = Command.make("usage", dataOptions, ({ json, ...connection }) =>
-  withClient(connection, (client) => client.observability.usage()).pipe(
+  withClient(connection, "observability", (client) => client.usage()).pipe(
     Effect.flatMap((usage) =>
       printAs(json, usage, (u) => {
         const rows = Object.entries(u.by_operation).map(([operation, s]) => [operation, s.calls, s.prompt_tokens, s.completion_tokens, s.total_tokens])
@@ -24,7 +24,7 @@ export const usageCommand = Command.make("usage", dataOptions, ({ json, ...conne
   )).pipe(Command.withDescription("LLM calls and tokens since the service started"))
 
 export const configCommand = Command.make("config", dataOptions, ({ json, ...connection }) =>
-  withClient(connection, (client) => client.admin.config()).pipe(
+  withClient(connection, "admin", (client) => client.config()).pipe(
     Effect.flatMap((config) => printAs(json, config, (c) => printRecord({ ...c })))
   )).pipe(Command.withDescription("The service's configuration (secrets shown only as set or not)"))
 
@@ -37,7 +37,7 @@ export const requestsCommand = Command.make(
         ...optionalField("limit", Option.map(limit, String)),
         ...optionalField("offset", Option.map(offset, String))
       })
-      const page = yield* withClient(connection, (client) => client.admin.requests({ urlParams }))
+      const page = yield* withClient(connection, "admin", (client) => client.requests({ urlParams }))
       yield* printAs(json, page, (p) =>
         printPage(
           ["TIME", "METHOD", "ROUTE", "STATUS", "MS", "CALLER", "REQUEST"],
@@ -49,7 +49,7 @@ export const requestsCommand = Command.make(
 ).pipe(Command.withDescription("The request log, newest first"))
 
 export const metricsCommand = Command.make("metrics", dataOptions, ({ json, ...connection }) =>
-  withClient(connection, (client) => client.observability.metrics()).pipe(
+  withClient(connection, "observability", (client) => client.metrics()).pipe(
     Effect.flatMap((metrics) =>
       printAs(json, metrics, (m) =>
         printTable(

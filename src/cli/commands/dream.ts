@@ -20,7 +20,7 @@ export const dreamCommand = Command.make(
         ...optionalField("batch_size", batchSize),
         ...optionalField("max_processing_time_sec", maxSeconds)
       })
-      const result = yield* withClient(connection, (client) => client.maintenance.dream({ payload }))
+      const result = yield* withClient(connection, "maintenance", (client) => client.dream({ payload }))
       yield* printAs(json, result, (r) => printRecord({ ...r }))
     })
 ).pipe(Command.withDescription("Rebuild the profiles of a user's stale entities"))

@@ -22,7 +22,7 @@ export const eventsCommand = Command.make(
         ...optionalField("limit", Option.map(limit, String)),
         ...optionalField("offset", Option.map(offset, String))
       })
-      const page = yield* withClient(connection, (client) => client.events.list({ urlParams }))
+      const page = yield* withClient(connection, "events", (client) => client.list({ urlParams }))
       yield* printAs(json, page, (p) =>
         printPage(["TIME", "TYPE", "MEMORY", "REASON"], p.events.map((e) => [e.ts, e.type, e.memory_id, truncate(e.reason ?? "", CONTENT_WIDTH)]), {
           offset: p.offset,

@@ -18,7 +18,7 @@ export const timelineCommand = Command.make(
   ({ entity, json, user, ...connection }) =>
     Effect.gen(function*() {
       const urlParams = yield* request(TimelineQuery, { user_id: user, entity_id: entity })
-      const timeline = yield* withClient(connection, (client) => client.graph.entityTimeline({ urlParams }))
+      const timeline = yield* withClient(connection, "graph", (client) => client.entityTimeline({ urlParams }))
       yield* printAs(json, timeline, (t) => Effect.zipRight(printTable(CARD_HEADERS, cardRows(t.items)), Console.log(`${t.count} memories`)))
     })
 ).pipe(Command.withDescription("Every memory about an entity (name matched without case or accents), oldest first"))
@@ -39,7 +39,7 @@ export const exploreCommand = Command.make(
         ...optionalField("depth", Option.map(depth, String)),
         ...optionalField("limit", Option.map(limit, String))
       })
-      const graph = yield* withClient(connection, (client) => client.graph.explore({ urlParams }))
+      const graph = yield* withClient(connection, "graph", (client) => client.explore({ urlParams }))
       yield* printAs(json, graph, (g) =>
         Effect.all([
           printTable(CARD_HEADERS, cardRows(g.nodes)),
@@ -73,7 +73,7 @@ export const refineCommand = Command.make(
         ...optionalField("occurred_from", from),
         ...optionalField("occurred_to", to)
       })
-      const refined = yield* withClient(connection, (client) => client.graph.refine({ payload }))
+      const refined = yield* withClient(connection, "graph", (client) => client.refine({ payload }))
       yield* printAs(json, refined, (r) =>
         Effect.all([
           printTable(["DATE", "ID", "CONTENT"], r.items.map((item) => [item.occurred_start ?? item.session_time ?? "", item.id, truncate(item.content, CONTENT_WIDTH)])),

@@ -17,11 +17,12 @@ import { exploreCommand, refineCommand, timelineCommand } from "./graph.js"
 import { deleteCommand, deleteUserCommand, getCommand, listCommand, supersedeCommand } from "./memories.js"
 import { answerCommand, contextCommand, searchCommand } from "./retrieval.js"
 import { restoreCommand } from "./restore.js"
+import { rootOnly } from "./root.js"
 import { serveCommand } from "./serve.js"
 import { verifyCommand } from "./verify.js"
 
-export const rootCommand = Command.make("memory-service").pipe(
-  Command.withDescription("Command line for the memory service: every route of its HTTP API, through the typed client"),
+/** Every command: what `--help`, completions and a mistyped command see. */
+export const rootCommand = rootOnly.pipe(
   Command.withSubcommands([
     serveCommand,
     healthCommand,

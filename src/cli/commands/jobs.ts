@@ -24,7 +24,7 @@ export const jobCommand = Command.make(
   "job",
   { ...dataOptions, jobId: Args.text({ name: "job_id" }) },
   ({ jobId, json, ...connection }) =>
-    withClient(connection, (client) => client.jobs.getJob({ path: { job_id: jobId } })).pipe(
+    withClient(connection, "jobs", (client) => client.getJob({ path: { job_id: jobId } })).pipe(
       Effect.flatMap((job) => printAs(json, job, (job) => printRecord({ ...job })))
     )
 ).pipe(Command.withDescription("Status of an asynchronous job"))

@@ -5,7 +5,7 @@ import { dataOptions } from "../options.js"
 import { note, printAs, printTable } from "../output.js"
 
 const listKeys = Command.make("list", dataOptions, ({ json, ...connection }) =>
-  withClient(connection, (client) => client.admin.listKeys({ urlParams: { include_revoked: true } })).pipe(
+  withClient(connection, "admin", (client) => client.listKeys({ urlParams: { include_revoked: true } })).pipe(
     Effect.flatMap((list) =>
       printAs(json, list, (l) =>
         printTable(
@@ -15,7 +15,7 @@ const listKeys = Command.make("list", dataOptions, ({ json, ...connection }) =>
   )).pipe(Command.withDescription("Named API keys (never the key itself)"))
 
 const createKey = Command.make("create", { ...dataOptions, name: Args.text({ name: "name" }) }, ({ json, name, ...connection }) =>
-  withClient(connection, (client) => client.admin.createKey({ payload: { name } })).pipe(
+  withClient(connection, "admin", (client) => client.createKey({ payload: { name } })).pipe(
     // The new key is what the caller asked for: it goes to stdout alone, the rest to stderr.
     Effect.flatMap((created) =>
       printAs(json, created, (c) =>
@@ -23,7 +23,7 @@ const createKey = Command.make("create", { ...dataOptions, name: Args.text({ nam
   )).pipe(Command.withDescription("Mint a named key; it is shown this once"))
 
 const revokeKey = Command.make("revoke", { ...dataOptions, keyId: Args.text({ name: "key_id" }) }, ({ json, keyId, ...connection }) =>
-  withClient(connection, (client) => client.admin.revokeKey({ path: { key_id: keyId } })).pipe(
+  withClient(connection, "admin", (client) => client.revokeKey({ path: { key_id: keyId } })).pipe(
     Effect.flatMap((key) => printAs(json, key, (k) => Console.log(`key ${k.id} (${k.name}) revoked at ${k.revoked_at ?? "?"}`)))
   )).pipe(Command.withDescription("Revoke a named key"))
 

@@ -16,7 +16,7 @@ const printMemory = (memory: Memory) => printRecord({ ...memory })
 const asQuery = (value: Option.Option<number>) => Option.map(value, String)
 
 export const getCommand = Command.make("get", { ...userOptions, memoryId }, ({ json, memoryId, user, ...connection }) =>
-  withClient(connection, (client) => client.memories.get({ path: { memory_id: memoryId }, urlParams: { user_id: user } })).pipe(
+  withClient(connection, "memories", (client) => client.get({ path: { memory_id: memoryId }, urlParams: { user_id: user } })).pipe(
     Effect.flatMap((memory) => printAs(json, memory, printMemory))
   )).pipe(Command.withDescription("One memory (superseded versions stay readable)"))
 
@@ -31,7 +31,7 @@ export const listCommand = Command.make(
         ...optionalField("limit", asQuery(limit)),
         ...optionalField("offset", asQuery(offset))
       })
-      const page = yield* withClient(connection, (client) => client.memories.list({ urlParams }))
+      const page = yield* withClient(connection, "memories", (client) => client.list({ urlParams }))
       yield* printAs(json, page, (p) => printPage(MEMORY_HEADERS, memoryRows(p.memories), { offset: p.offset, total: p.total, noun: "memories" }))
     })
 ).pipe(Command.withDescription("Current memories of a user, oldest first"))
@@ -42,7 +42,7 @@ export const supersedeCommand = Command.make(
   ({ content, json, memoryId, user, ...connection }) =>
     Effect.gen(function*() {
       const payload = yield* request(UpdateMemoryRequest, { user_id: user, content })
-      const result = yield* withClient(connection, (client) => client.memories.update({ path: { memory_id: memoryId }, urlParams: {}, payload }))
+      const result = yield* withClient(connection, "memories", (client) => client.update({ path: { memory_id: memoryId }, urlParams: {}, payload }))
       yield* printAs(json, result, (r) => Console.log(`${r.superseded_id} superseded by ${r.memory.id}: ${truncate(r.memory.content, CONTENT_WIDTH)}`))
     })
 ).pipe(Command.withDescription("Correct a memory: a new version supersedes it"))
@@ -51,7 +51,7 @@ export const deleteCommand = Command.make(
   "delete",
   { ...userOptions, memoryId, purge: Options.boolean("purge").pipe(Options.withDescription("Erase instead of archive (needs SERVICE_ALLOW_PURGE)")) },
   ({ json, memoryId, purge, user, ...connection }) =>
-    withClient(connection, (client) => client.memories.delete({ path: { memory_id: memoryId }, urlParams: { user_id: user, purge } })).pipe(
+    withClient(connection, "memories", (client) => client.delete({ path: { memory_id: memoryId }, urlParams: { user_id: user, purge } })).pipe(
       Effect.flatMap((result) =>
         printAs(json, result, (r) =>
           Console.log(
@@ -64,7 +64,7 @@ export const deleteUserCommand = Command.make(
   "delete-user",
   { ...userOptions, purge: Options.boolean("purge").pipe(Options.withDescription("Erase the user's whole store (needs SERVICE_ALLOW_PURGE)")) },
   ({ json, purge, user, ...connection }) =>
-    withClient(connection, (client) => client.memories.deleteUser({ urlParams: { user_id: user, purge } })).pipe(
+    withClient(connection, "memories", (client) => client.deleteUser({ urlParams: { user_id: user, purge } })).pipe(
       Effect.flatMap((result) =>
         printAs(json, result, (r) =>
           Console.log(

@@ -19,7 +19,7 @@ export const searchCommand = Command.make(
   ({ agentId, json, projectId, query, runId, topK, user, ...connection }) =>
     Effect.gen(function*() {
       const payload = yield* request(SearchRequest, { user_id: user, query, ...optionalField("top_k", topK), ...scopeFields({ agentId, runId, projectId }) })
-      const result = yield* withClient(connection, (client) => client.retrieval.search({ payload }))
+      const result = yield* withClient(connection, "retrieval", (client) => client.search({ payload }))
       yield* printAs(json, result, (r) =>
         Effect.zipRight(
           printTable(
@@ -42,7 +42,7 @@ export const contextCommand = Command.make(
         ...optionalField("token_budget", budget),
         ...scopeFields({ agentId, runId, projectId })
       })
-      const result = yield* withClient(connection, (client) => client.retrieval.context({ payload }))
+      const result = yield* withClient(connection, "retrieval", (client) => client.context({ payload }))
       // The text alone on stdout, ready to paste into a prompt; the rest on stderr.
       yield* printAs(json, result, (r) =>
         Effect.zipRight(
@@ -58,7 +58,7 @@ export const answerCommand = Command.make(
   ({ agentId, json, projectId, question, runId, user, ...connection }) =>
     Effect.gen(function*() {
       const payload = yield* request(AnswerRequest, { user_id: user, question, ...scopeFields({ agentId, runId, projectId }) })
-      const result = yield* withClient(connection, (client) => client.answer.answer({ payload }))
+      const result = yield* withClient(connection, "answer", (client) => client.answer({ payload }))
       if ("job_id" in result) return yield* printAs(json, result, (r) => Console.log(`job ${r.job_id} accepted`))
       yield* printAs(json, result, (r) =>
         Effect.zipRight(
