@@ -196,8 +196,8 @@ interface Floor {
 }
 
 const FLOOR_SERVERS: ReadonlyArray<Floor> = [
-  { name: "HttpApi + NodeHttpServer", source: "scripts/bench/floor/effectServer.ts" },
-  { name: "node:http", source: "scripts/bench/floor/nodeServer.ts" }
+  { name: "HttpApi + NodeHttpServer", source: NodePath.join(import.meta.dirname, "floor/effectServer.ts") },
+  { name: "node:http", source: NodePath.join(import.meta.dirname, "floor/nodeServer.ts") }
 ]
 
 /** Bundles a floor server as the service is bundled (ESM, tree-shaken, names as esbuild writes them). */
