@@ -169,7 +169,9 @@ export const UserWrites = (sql: SqlClient.SqlClient, userId: string) => {
       yield* ensureUser(now)
       const { firstPosition, seqs } = yield* appendTurns(write, now)
       yield* storeVectors("turns", write.embeddingModel, (write.turnVectors ?? []).map((vector, i) => ({ seq: seqs[i]!, vector })))
-      const targets = yield* UserReads(sql, userId).facts(planTargets(write))
+      const targetIds = planTargets(write)
+      // A session with no replacement or merge (turns alone, or only new facts) reads no fact.
+      const targets = targetIds.length === 0 ? [] : yield* UserReads(sql, userId).facts(targetIds)
       const settled = settleSession(write, { firstPosition, targets: new Map(targets.map((row) => [row.fact_id, row])), now, epochSeconds })
       const factSeqs = yield* insertFacts(settled.added.map(({ fact }) => fact), now, epochSeconds)
       for (const { factId, spanIds } of settled.merges) yield* addSources(factId, spanIds, now)

@@ -33,7 +33,7 @@ const recallOf = (userId: string) =>
       onSome: Effect.succeed
     })))
 
-describe("PostgreSQL: the statements a search runs", () => {
+describe("PostgreSQL: the statements a search and an ingest run", () => {
   it.effect("one statement reads the user and the terms' counts; a user holding no facts runs none over facts", () =>
     Effect.gen(function*() {
       yield* writeSession("turns-only", session("s1", ["I got a beagle puppy", "I love green tea"]))
@@ -53,5 +53,18 @@ describe("PostgreSQL: the statements a search runs", () => {
       expect(withFacts.result.datedFacts).toEqual([])
       expect(withFacts.texts.filter((text) => /fact_postings"? p\s+JOIN \(VALUES/.test(text))).toHaveLength(1)
       expect(withFacts.texts.filter((text) => /FROM entities/.test(text))).toHaveLength(1)
+    }).pipe(Effect.provide(freshPostgresStorage())), 120_000)
+
+  it.effect("a session of turns alone reads no fact, and writes its turns with their postings, spans and counts in one statement", () =>
+    Effect.gen(function*() {
+      yield* writeSession("alice", session("s1", ["first turn"]))
+      const { texts } = yield* statementsOf(writeSession("alice", session("s1", ["I got a beagle puppy", "I love green tea"])))
+      expect(texts.filter((text) => /FROM facts/.test(text))).toEqual([])
+      const turns = texts.filter((text) => /INSERT INTO "?turns"?/.test(text))
+      expect(turns).toHaveLength(1)
+      expect(turns[0]).toMatch(/INSERT INTO "?turn_postings"?[\s\S]*UPDATE users SET turns_indexed[\s\S]*INSERT INTO "?spans"?/)
+      expect(texts.filter((text) => /^\s*(INSERT INTO "?spans"?|UPDATE users SET turns_indexed)/.test(text))).toEqual([])
+      const legs = yield* recallOf("alice")
+      expect(legs.lexicalTurns.map((turn) => turn.row.content).sort()).toEqual(["I got a beagle puppy", "I love green tea"])
     }).pipe(Effect.provide(freshPostgresStorage())), 120_000)
 })
