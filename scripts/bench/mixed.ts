@@ -13,10 +13,16 @@
  * With `--baseline DIR` (another checkout, built), each set-up runs both builds side by side on
  * fresh data of their own, their phases interleaved round by round, and prints the ratios.
  *
+ * The floors, in the same run: the same clients' searches against a server on the same stack with
+ * none of the service's code (one HttpApi endpoint on NodeHttpServer, bundled like the service) and
+ * against bare node:http, each answering a small JSON body; their CPU per request is what the stack
+ * takes before the service's own work (`--floors 0` skips them).
+ *
  * Usage: npm run bench:mixed [-- --clients 16 --users 8 --seconds 10 --route-seconds 5 --rounds 2
- *   --warmup 3 --mix 20,60,20 --seed-turns 1000 --replicas 1,2 --baseline /path/to/checkout --cpu-prof DIR]
+ *   --warmup 3 --mix 20,60,20 --seed-turns 1000 --replicas 1,2 --baseline /path/to/checkout --cpu-prof DIR --floors 1]
  * (or BENCH_CLIENTS, BENCH_USERS, …)
  */
+import * as esbuild from "esbuild"
 import * as NodeFs from "node:fs"
 import * as NodeOs from "node:os"
 import * as NodePath from "node:path"
@@ -24,7 +30,7 @@ import { type Cluster, createDatabase, startCluster } from "../postgres/cluster.
 import { seededRandom } from "../reliability/random.js"
 import { questions, sentences } from "./corpus.js"
 import { processCpuMs, treeCpuMs } from "./cpu.js"
-import { arg, listArg, postJson, type ServiceProcess, startService, stats, textArg } from "./support.js"
+import { arg, listArg, postJson, type ServiceProcess, startListening, startService, stats, textArg } from "./support.js"
 
 const CLIENTS = arg("clients", 16)
 const USERS = arg("users", 8)
@@ -38,6 +44,7 @@ const REPLICAS = listArg("replicas", [1, 2]).filter((n) => n > 0)
 const BASELINE = textArg("baseline", "")
 /** A directory to write each server's CPU profile into (`node --cpu-prof`), or none. */
 const CPU_PROFILES = textArg("cpu-prof", "")
+const FLOORS = arg("floors", 1) > 0
 const TURNS_PER_INGEST = 10
 const [INGEST = 20, SEARCH = 60, CONTEXT = 20] = listArg("mix", [20, 60, 20])
 
@@ -183,6 +190,54 @@ const runSetUp = async (setUp: SetUp, builds: ReadonlyArray<Build>, dataRoot: st
   }
 }
 
+interface Floor {
+  readonly name: string
+  readonly source: string
+}
+
+const FLOOR_SERVERS: ReadonlyArray<Floor> = [
+  { name: "HttpApi + NodeHttpServer", source: NodePath.join(import.meta.dirname, "floor/effectServer.ts") },
+  { name: "node:http", source: NodePath.join(import.meta.dirname, "floor/nodeServer.ts") }
+]
+
+/** Bundles a floor server as the service is bundled (ESM, tree-shaken, names as esbuild writes them). */
+const bundleFloor = async (floor: Floor, directory: string) => {
+  const outfile = NodePath.join(directory, `${NodePath.basename(floor.source, ".ts")}.mjs`)
+  await esbuild.build({
+    entryPoints: [floor.source],
+    outfile,
+    bundle: true,
+    format: "esm",
+    platform: "node",
+    target: "node20",
+    banner: { js: "import { createRequire as __bundleCreateRequire } from \"node:module\"; const require = __bundleCreateRequire(import.meta.url);" },
+    minifySyntax: true,
+    minifyWhitespace: true,
+    keepNames: false,
+    logLevel: "warning"
+  })
+  return outfile
+}
+
+/** Each floor server's searches, interleaved round by round like the builds' phases. */
+const runFloors = async (dataRoot: string): Promise<Array<Run>> => {
+  const deployments: Array<Deployment> = []
+  try {
+    for (const floor of FLOOR_SERVERS) {
+      const server = await startListening([await bundleFloor(floor, dataRoot)], { SERVICE_PORT: "0" })
+      deployments.push({ servers: [server], postgresPid: undefined })
+      await runPhase(deployments.at(-1)!, "search", WARMUP_SECONDS, "warm")
+    }
+    const results: Array<Run | undefined> = deployments.map(() => undefined)
+    for (let round = 0; round < ROUNDS; round++) {
+      for (const [i, deployment] of deployments.entries()) results[i] = combine(results[i], await runPhase(deployment, "search", ROUTE_SECONDS, `r${round}`))
+    }
+    return results.filter((run) => run !== undefined)
+  } finally {
+    await Promise.all(deployments.flatMap((deployment) => deployment.servers.map((server) => server.stop())))
+  }
+}
+
 const perRequest = (ms: number, requests: number) => requests === 0 ? 0 : ms / requests
 const fixed = (value: number, digits: number, width: number) => value.toFixed(digits).padStart(width)
 
@@ -198,7 +253,9 @@ const main = async () => {
   const dataRoot = NodeFs.mkdtempSync(NodePath.join(NodeOs.tmpdir(), "bench-mixed-"))
   const cluster = await startCluster({ fsync: true })
   const results: Array<{ readonly setUp: SetUp; readonly byBuild: Array<Results> }> = []
+  let floors: Array<Run> = []
   try {
+    if (FLOORS) floors = await runFloors(dataRoot)
     for (const setUp of setUps) results.push({ setUp, byBuild: await runSetUp(setUp, builds, dataRoot, cluster) })
   } finally {
     cluster.stop()
@@ -230,6 +287,21 @@ const main = async () => {
       console.log(`${"".padEnd(21)}this build ÷ baseline: req/s ×${ratio((run) => run.requests / run.seconds)}, ` +
         `service CPU per request ×${ratio((run) => perRequest(run.serviceCpuMs, run.requests))}` +
         (setUp.postgres ? `, PostgreSQL CPU per request ×${ratio((run) => perRequest(run.postgresCpuMs, run.requests))}` : ""))
+    }
+  }
+  if (floors.length > 0) {
+    const searchMs = (phases: Results | undefined) => {
+      const run = phases?.get("search")
+      return run === undefined ? 0 : perRequest(run.serviceCpuMs, run.requests)
+    }
+    const sqlite = results.find(({ setUp }) => !setUp.postgres)?.byBuild
+    console.log(`floors: the same clients' searches (${ROUNDS} rounds of ${ROUTE_SECONDS} s) against a server answering a small JSON body with none of the service's code`)
+    console.log("server                      req/s  svc ms  (the service's search on SQLite, svc ms ÷ this floor's" + (sqlite?.length === 2 ? ": baseline, this build)" : ")"))
+    for (const [i, run] of floors.entries()) {
+      const floorMs = perRequest(run.serviceCpuMs, run.requests)
+      const ratios = (sqlite ?? []).map((phases) => `×${(searchMs(phases) / Math.max(floorMs, 1e-9)).toFixed(1)}`).join(", ")
+      console.log(`${FLOOR_SERVERS[i]!.name.padEnd(26)} ${fixed(run.requests / run.seconds, 0, 6)}  ${fixed(floorMs, 2, 6)}  ${ratios}` +
+        (run.errors > 0 ? `  (${run.errors} errors)` : ""))
     }
   }
 }

@@ -28,13 +28,15 @@ const drift = (url: string) =>
       return result
     }))
 
-/** Whether the user's counts of indexed lexemes (bm25's collection length) equal their rows'. */
+/** Whether the user's counts of indexed documents and lexemes (bm25's collection size and length) equal their rows'. */
 const lexemeCounts = (url: string, userId: string) =>
   Effect.promise(() =>
     withClient(url, async (client) => {
       const row = (await client.query<{ facts: boolean; turns: boolean }>(
-        `SELECT facts_lexemes = (SELECT coalesce(sum(length(search)), 0) FROM facts WHERE user_id = $1) AS facts,
-                turns_lexemes = (SELECT coalesce(sum(length(search)), 0) FROM turns WHERE user_id = $1) AS turns
+        `SELECT facts_lexemes = (SELECT coalesce(sum(length(search)), 0) FROM facts WHERE user_id = $1)
+                  AND facts_indexed = (SELECT count(*) FROM facts WHERE user_id = $1) AS facts,
+                turns_lexemes = (SELECT coalesce(sum(length(search)), 0) FROM turns WHERE user_id = $1)
+                  AND turns_indexed = (SELECT count(*) FROM turns WHERE user_id = $1) AS turns
          FROM users WHERE user_id = $1`,
         [userId]
       )).rows[0]
@@ -60,6 +62,7 @@ describe("PostgreSQL: the postings the lexical legs read follow every write", ()
         yield* writeSession("alice", session("s2", ["now coffee"], [replacing(fact("Alice drinks coffee"), tea)]))
         yield* writeSession("bob", session("s1", ["Bob rides bicycles"], [add(fact("Bob rides bicycles"))]))
         expect(yield* drift(url)).toMatchObject(unchanged)
+        expect(yield* lexemeCounts(url, "alice")).toEqual({ facts: true, turns: true })
 
         yield* store.purge("alice", written.facts[0]!.factId, AUDIT)
         expect(yield* lexicalFacts("alice", ["beagle"])).toEqual([])

@@ -12,12 +12,23 @@ interface Weighted {
   readonly idf: number
 }
 
+/** How many of the user's documents of a table hold each term (the term's lexeme beside it), and the size of the whole collection. */
+export interface TermCounts {
+  readonly terms: ReadonlyArray<{ readonly term: string; readonly lexeme: string; readonly doc: number }>
+  /** The user's documents in the table, and their lexemes. */
+  readonly documents: number
+  readonly lexemes: number
+}
+
 /** The terms a search looks a table up by, and the collection's mean length in lexemes. */
 interface Selected {
   readonly table: IndexedTable
   readonly weighted: ReadonlyArray<Weighted>
   readonly meanLength: number
 }
+
+/** A term the index keeps as one lexeme: not a stop word (no lexeme), not split in several. */
+export const indexable = (lexeme: string | null) => lexeme !== null && lexeme !== "" && !lexeme.includes(" ")
 
 /**
  * How many ranked documents a lexical leg reads for each result it answers: enough for the rows
@@ -41,33 +52,36 @@ export const UserLexical = (sql: SqlClient.SqlClient, userId: string, reads: Ret
         FROM (SELECT term, array_to_string(tsvector_to_array(to_tsvector('english', term)), ' ') AS lexeme
           FROM (VALUES ${sql.join(", ", false)(terms.map((term) => sql`(${term}::text)`))}) AS v (term)) AS t
         CROSS JOIN (SELECT ${sql.literal(`${table}_indexed`)} AS documents, ${sql.literal(`${table}_lexemes`)} AS lexemes FROM users WHERE user_id = ${userId}) AS u`,
-      (rows) => rows.filter((row) => row.lexeme !== "" && !row.lexeme.includes(" "))
+      (rows): TermCounts => ({
+        terms: rows.filter((row) => indexable(row.lexeme)),
+        documents: rows[0]?.documents ?? 0,
+        lexemes: rows[0]?.lexemes ?? 0
+      })
     )
 
-  /** The terms' counts, stopped at the cap selection allows; counted whole when every term reaches it. */
-  const counted = (table: IndexedTable, terms: ReadonlyArray<string>) =>
-    Effect.flatMap(lexemes(table, terms, DOCUMENT_COUNT_CAP), (rows) =>
-      rows.length > 0 && rows.every((row) => row.doc >= DOCUMENT_COUNT_CAP) ? lexemes(table, rows.map((row) => row.term), null) : Effect.succeed(rows))
+  /** Counts stopped at the cap selection allows, counted whole when every term reaches it. */
+  const whole = (table: IndexedTable, counts: TermCounts) =>
+    counts.terms.length > 0 && counts.terms.every((row) => row.doc >= DOCUMENT_COUNT_CAP)
+      ? lexemes(table, counts.terms.map((row) => row.term), null)
+      : Effect.succeed(counts)
 
   /**
    * The selective terms of a table, as every backend bounds a search's lexical work, each with its
    * inverse document frequency as bm25 weighs it (SQLite FTS5's: never below a millionth), and the
    * collection's mean length in lexemes.
    */
-  const selective = (table: IndexedTable, terms: ReadonlyArray<string>) =>
-    Effect.gen(function*() {
-      const distinct = [...new Set(terms)]
-      const found = distinct.length === 0 ? [] : yield* counted(table, distinct)
-      const first = found[0]
-      if (first === undefined) return { table, weighted: [] as ReadonlyArray<Weighted>, meanLength: 1 }
-      const byTerm = new Map(found.map((row) => [row.term, row]))
-      const selected = selectiveTerms([...byTerm.keys()], (term) => byTerm.get(term)?.doc ?? 0)
-      const weighted = selected.map((term): Weighted => {
-        const { doc, lexeme } = byTerm.get(term)!
-        return { lexeme, documents: doc, idf: Math.max(1e-6, Math.log((first.documents - doc + 0.5) / (doc + 0.5))) }
-      })
-      return { table, weighted, meanLength: Math.max(1, first.lexemes / Math.max(1, first.documents)) }
+  const selective = (table: IndexedTable, counts: TermCounts): Selected => {
+    const byTerm = new Map(counts.terms.map((row) => [row.term, row]))
+    const selected = selectiveTerms([...byTerm.keys()], (term) => byTerm.get(term)?.doc ?? 0)
+    const weighted = selected.map((term): Weighted => {
+      const { doc, lexeme } = byTerm.get(term)!
+      return { lexeme, documents: doc, idf: Math.max(1e-6, Math.log((counts.documents - doc + 0.5) / (doc + 0.5))) }
     })
+    return { table, weighted, meanLength: Math.max(1, counts.lexemes / Math.max(1, counts.documents)) }
+  }
+
+  /** The selective terms of a table from counts stopped at the cap (counted whole here when every term reaches it). */
+  const selectiveOf = (table: IndexedTable, counts: TermCounts) => Effect.map(whole(table, counts), (all) => selective(table, all))
 
   /**
    * A statement answering the seqs of the documents holding any of the terms and their rank, best
@@ -92,23 +106,31 @@ export const UserLexical = (sql: SqlClient.SqlClient, userId: string, reads: Ret
    */
   const bestMatching = <Row>(selected: Selected, limit: number, rows: (ranked: Statement.Fragment) => Effect.Effect<ReadonlyArray<Row>, SqlError.SqlError>) =>
     Effect.gen(function*() {
-      if (selected.weighted.length === 0) return [] as ReadonlyArray<Row>
-      const candidates = limit * CANDIDATES_PER_RESULT
-      const first = yield* rows(ranked(selected, candidates))
       // Counts stopped at the cap are only a floor: then more documents than counted may match.
       const counted = selected.weighted.every((term) => term.documents < DOCUMENT_COUNT_CAP)
-      const allRanked = counted && selected.weighted.reduce((sum, term) => sum + term.documents, 0) <= candidates
+      const matching = selected.weighted.reduce((sum, term) => sum + term.documents, 0)
+      // Terms no document holds (a table the user has nothing in) need no statement to say so.
+      if (selected.weighted.length === 0 || (counted && matching === 0)) return [] as ReadonlyArray<Row>
+      const candidates = limit * CANDIDATES_PER_RESULT
+      const first = yield* rows(ranked(selected, candidates))
+      const allRanked = counted && matching <= candidates
       return first.length >= limit || allRanked ? first : yield* rows(ranked(selected, null))
     })
 
   return {
-    /** The best facts by the selective ones of the terms. */
-    facts: (terms: ReadonlyArray<string>, scope: ScopeFilter, statuses: ReadonlyArray<string>, limit: number) =>
-      Effect.flatMap(selective("facts", terms), (selected) => bestMatching(selected, limit, (ranked) => reads.factsRanked(ranked, scope, statuses, limit))),
+    /** How many of the user's documents of a table hold each of the terms, counted up to the cap selection needs. */
+    counts: (table: IndexedTable, terms: ReadonlyArray<string>): Effect.Effect<TermCounts, SqlError.SqlError> => {
+      const distinct = [...new Set(terms)]
+      return distinct.length === 0 ? Effect.succeed({ terms: [], documents: 0, lexemes: 0 }) : lexemes(table, distinct, DOCUMENT_COUNT_CAP)
+    },
+
+    /** The best facts by the selective ones of the counted terms. */
+    facts: (terms: TermCounts, scope: ScopeFilter, statuses: ReadonlyArray<string>, limit: number) =>
+      Effect.flatMap(selectiveOf("facts", terms), (selected) => bestMatching(selected, limit, (ranked) => reads.factsRanked(ranked, scope, statuses, limit))),
 
     /** The best turns by the selective ones of the terms, each with its bm25 score (its rank negated). */
-    turns: (terms: ReadonlyArray<string>, scope: ScopeFilter, limit: number) =>
-      Effect.flatMap(selective("turns", terms), (selected) =>
+    turns: (terms: TermCounts, scope: ScopeFilter, limit: number) =>
+      Effect.flatMap(selectiveOf("turns", terms), (selected) =>
         bestMatching(selected, limit, (ranked) =>
           Effect.map(reads.turnsRanked(ranked, scope, limit), (turns) => turns.map(({ rank, row }): Scored<TurnRow> => ({ row, score: -rank })))))
   }

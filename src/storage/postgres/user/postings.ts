@@ -18,13 +18,18 @@ export const UserPostings = (sql: SqlClient.SqlClient, userId: string) => {
 
   return {
     /**
-     * Runs `insert` (an INSERT of the table's rows, without RETURNING) and indexes the rows it
-     * wrote, in one statement; answers each row's seq, its `also` columns and its length as `lexemes`.
+     * Runs `insert` (an INSERT of the table's rows, without RETURNING), indexes the rows it wrote
+     * and adds them to the user's count of indexed documents and lexemes (which bm25 reads), in one
+     * statement, with `alongside` (further data-modifying CTEs, `name AS (…)`, that read none of
+     * these); answers each row's seq, its `also` columns and its length as `lexemes`.
      */
-    insert: <A extends object>(table: IndexedTable, insert: Statement.Fragment, also: string) =>
+    insert: <A extends object>(table: IndexedTable, insert: Statement.Fragment, also: string, alongside: ReadonlyArray<Statement.Fragment> = []) =>
       sql<A & { readonly seq: number; readonly lexemes: number }>`
         WITH inserted AS (${insert} RETURNING seq, search, ${sql.literal(also)}),
-        indexed AS (INSERT INTO ${sql(POSTINGS[table])} ${columns} ${posting(sql.literal("inserted"))})
+        indexed AS (INSERT INTO ${sql(POSTINGS[table])} ${columns} ${posting(sql.literal("inserted"))}),
+        counted AS (UPDATE users SET ${sql.literal(`${table}_indexed = ${table}_indexed`)} + (SELECT count(*) FROM inserted),
+          ${sql.literal(`${table}_lexemes = ${table}_lexemes`)} + (SELECT coalesce(sum(length(search)), 0) FROM inserted) WHERE user_id = ${userId})
+        ${sql.join("", false)(alongside.map((cte) => sql`, ${cte}`))}
         SELECT seq, ${sql.literal(also)}, length(search) AS lexemes FROM inserted`,
 
     /** Deletes the table's rows that `where` names with their postings; answers each row's length. */

@@ -5,6 +5,7 @@ import type { RecallLegs, RecallQuery } from "../../UserStore.js"
 import { UserLexical } from "./lexical.js"
 import { UserReads } from "./reads.js"
 import { FACT_COLUMNS, inList, scopedTo, TURN_COLUMNS } from "./rows.js"
+import { surveyUser, userVectors } from "./userState.js"
 import type { VectorIndexes, VectorState, VectorTable } from "./vectorIndexes.js"
 
 /** The retrieval legs over one user's data, on postings of English stems (lexical.ts) and pgvector. */
@@ -17,37 +18,6 @@ export const UserRecall = (sql: SqlClient.SqlClient, userId: string, indexes: Ve
     prefix === null ? sql`TRUE` : sql`${sql.literal(column)} >= ${prefix} AND ${sql.literal(column)} < ${`${prefix}~`}`
 
   const lexical = UserLexical(sql, userId, reads)
-
-  /**
-   * Whether the user has data, and their vector space with the counters their bits are copied at
-   * (none before their first vectors); undefined for a user without data.
-   */
-  const userState = Effect.map(
-    sql<{
-      readonly embedding_model: string | null
-      readonly embedding_dimensions: number | null
-      readonly generation: string
-      readonly facts_vectors_added: number
-      readonly facts_vectors_removed: number
-      readonly turns_vectors_added: number
-      readonly turns_vectors_removed: number
-    }>`
-      SELECT embedding_model, embedding_dimensions, generation, facts_vectors_added, facts_vectors_removed, turns_vectors_added, turns_vectors_removed
-      FROM users WHERE user_id = ${userId}`,
-    (rows): { readonly vectors: VectorState | undefined } | undefined => {
-      const row = rows[0]
-      if (row === undefined) return undefined
-      return {
-        vectors: row.embedding_model === null || row.embedding_dimensions === null ? undefined : {
-          model: row.embedding_model,
-          dimensions: row.embedding_dimensions,
-          generation: row.generation,
-          added: { facts: row.facts_vectors_added, turns: row.turns_vectors_added },
-          removed: { facts: row.facts_vectors_removed, turns: row.turns_vectors_removed }
-        }
-      }
-    }
-  )
 
   const vectorLeg = (query: RecallQuery, state: VectorState | undefined) =>
     Effect.gen(function*() {
@@ -87,11 +57,11 @@ export const UserRecall = (sql: SqlClient.SqlClient, userId: string, indexes: Ve
       return [...rows].sort((a, b) => (distance.get(a.fact_id) ?? 1) - (distance.get(b.fact_id) ?? 1) || b.seq - a.seq).slice(0, limit)
     })
 
-  const timeLeg = (query: RecallQuery) => {
+  const timeLeg = (query: RecallQuery, holdsFacts: boolean) => {
     const { datePrefix, depth: limit, scope, statuses } = query
     if (datePrefix === null) return Effect.succeed({ facts: [] as ReadonlyArray<FactRow>, turns: [] as ReadonlyArray<TurnRow> })
     return Effect.all({
-      facts: sql<FactRow>`SELECT ${sql.literal(FACT_COLUMNS)} FROM facts f
+      facts: !holdsFacts ? Effect.succeed([] as ReadonlyArray<FactRow>) : sql<FactRow>`SELECT ${sql.literal(FACT_COLUMNS)} FROM facts f
         WHERE f.user_id = ${userId} AND ${visible(statuses)} AND ${scopedTo(sql, "f", scope)} AND ${onDate("f.occurred_at", datePrefix)}
         ORDER BY f.occurred_at, f.seq LIMIT ${limit}`,
       turns: sql<TurnRow>`SELECT ${sql.literal(TURN_COLUMNS)} FROM ${turnsJoin}
@@ -114,23 +84,26 @@ export const UserRecall = (sql: SqlClient.SqlClient, userId: string, indexes: Ve
     legs: (query: RecallQuery) =>
       Effect.gen(function*() {
         const { depth: limit, scope, statuses } = query
-        // The legs are independent statements: each runs on a connection of its own, at once, the
-        // user's row (are there data? which vectors?) with them, and the neighbourhood as soon as
-        // the lexical turns are known; a user without data has no legs.
-        const [known, lexicalFacts, [lexicalTurns, neighbours], entityFacts, dated] = yield* Effect.all([
-          Effect.flatMap(userState, (user) => user === undefined ? Effect.succeed(undefined) : Effect.map(vectorLeg(query, user.vectors), (vector) => ({ vector }))),
-          lexical.facts(query.terms, scope, statuses, limit),
-          lexical.turns(query.terms, scope, limit).pipe(
+        // One statement first tells what every leg needs (are there data? which vectors? how many
+        // documents hold each term?); then the legs are independent statements, each on a
+        // connection of its own, at once, the neighbourhood as soon as the lexical turns are known.
+        // A user without facts runs no statement over facts.
+        const user = yield* surveyUser(sql, userId, query.terms)
+        if (user === undefined) return Option.none<RecallLegs>()
+        const holdsFacts = user.facts.documents > 0
+        const [vector, lexicalFacts, [lexicalTurns, neighbours], entityFacts, dated] = yield* Effect.all([
+          vectorLeg(query, user.vectors),
+          lexical.facts(user.facts, scope, statuses, limit),
+          lexical.turns(user.turns, scope, limit).pipe(
             Effect.flatMap((turns) => Effect.map(neighbourhoodLeg(turns, query), (near) => [turns, near] as const))
           ),
-          entityLeg(query),
-          timeLeg(query)
+          holdsFacts ? entityLeg(query) : Effect.succeed([] as ReadonlyArray<FactRow>),
+          timeLeg(query, holdsFacts)
         ], { concurrency: "unbounded" })
-        if (known === undefined) return Option.none<RecallLegs>()
         return Option.some<RecallLegs>({
           lexicalFacts,
           lexicalTurns,
-          vector: known.vector,
+          vector,
           entityFacts,
           datedFacts: dated.facts,
           datedTurns: dated.turns,
@@ -139,11 +112,12 @@ export const UserRecall = (sql: SqlClient.SqlClient, userId: string, indexes: Ve
       }),
 
     similarFacts: (options: { readonly terms: ReadonlyArray<ReadonlyArray<string>>; readonly scope: ScopeFilter; readonly limit: number }) =>
-      Effect.forEach(options.terms, (terms) => lexical.facts(terms, options.scope, ["active"], options.limit)),
+      Effect.forEach(options.terms, (terms) =>
+        Effect.flatMap(lexical.counts("facts", terms), (counts) => lexical.facts(counts, options.scope, ["active"], options.limit))),
 
     nearestFacts: (options: { readonly vectors: ReadonlyArray<Float32Array>; readonly scope: ScopeFilter; readonly limit: number }) =>
       Effect.gen(function*() {
-        const state = (yield* userState)?.vectors
+        const state = (yield* userVectors(sql, userId))?.vectors
         if (state === undefined || options.vectors.some((vector) => vector.length !== state.dimensions)) {
           return options.vectors.map(() => [] as ReadonlyArray<FactRow>)
         }

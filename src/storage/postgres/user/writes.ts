@@ -58,9 +58,10 @@ export const UserWrites = (sql: SqlClient.SqlClient, userId: string) => {
 
   const appendTurns = (write: SessionWrite, now: string) =>
     Effect.gen(function*() {
-      yield* sql`INSERT INTO sessions (user_id, session_id, session_time, created_at) VALUES (${userId}, ${write.sessionId}, ${write.sessionTime}, ${now})
-                 ON CONFLICT (user_id, session_id) DO NOTHING`
+      // The session's row and its last position, in one statement: the insert reads no turn.
       const [last] = yield* sql<{ readonly position: number | null }>`
+        WITH session AS (INSERT INTO sessions (user_id, session_id, session_time, created_at) VALUES (${userId}, ${write.sessionId}, ${write.sessionTime}, ${now})
+          ON CONFLICT (user_id, session_id) DO NOTHING)
         SELECT max(position) AS position FROM turns WHERE user_id = ${userId} AND session_id = ${write.sessionId}`
       const first = (last?.position ?? 0) + 1
       if (write.turns.length === 0) return { firstPosition: first, seqs: [] as ReadonlyArray<number> }
@@ -74,11 +75,11 @@ export const UserWrites = (sql: SqlClient.SqlClient, userId: string) => {
         ...write.scope,
         created_at: now
       }))
-      const inserted = yield* postings.insert<{ readonly position: number }>("turns", sql`INSERT INTO turns ${sql.insert(rows)}`, "position")
-      yield* countIndexed("turns", inserted.length, inserted.reduce((sum, row) => sum + row.lexemes, 0))
-      yield* sql`INSERT INTO spans ${
+      // Each turn's span beside the turns, in their statement.
+      const spans = sql`spans_written AS (INSERT INTO spans ${
         sql.insert(rows.map((row) => ({ user_id: userId, span_id: spanId(write.sessionId, row.position), turn_id: row.turn_id, start_offset: 0, end_offset: row.content.length })))
-      }`
+      })`
+      const inserted = yield* postings.insert<{ readonly position: number }>("turns", sql`INSERT INTO turns ${sql.insert(rows)}`, "position", [spans])
       return { firstPosition: first, seqs: [...inserted].sort((a, b) => a.position - b.position).map((row) => row.seq) }
     })
 
@@ -90,7 +91,6 @@ export const UserWrites = (sql: SqlClient.SqlClient, userId: string) => {
         sql`INSERT INTO facts ${sql.insert(facts.map((fact) => ({ user_id: userId, ...factRowValues(fact, now) })))}`,
         "fact_id"
       )
-      yield* countIndexed("facts", inserted.length, inserted.reduce((sum, row) => sum + row.lexemes, 0))
       const seqs = new Map(inserted.map((row) => [row.fact_id, row.seq]))
       const sources = facts.flatMap((fact) => [...new Set(fact.spanIds)].map((span) => ({ user_id: userId, fact_id: fact.factId, span_id: span })))
       if (sources.length > 0) yield* sql`INSERT INTO fact_sources ${sql.insert(sources)} ON CONFLICT DO NOTHING`
@@ -169,7 +169,9 @@ export const UserWrites = (sql: SqlClient.SqlClient, userId: string) => {
       yield* ensureUser(now)
       const { firstPosition, seqs } = yield* appendTurns(write, now)
       yield* storeVectors("turns", write.embeddingModel, (write.turnVectors ?? []).map((vector, i) => ({ seq: seqs[i]!, vector })))
-      const targets = yield* UserReads(sql, userId).facts(planTargets(write))
+      const targetIds = planTargets(write)
+      // A session with no replacement or merge (turns alone, or only new facts) reads no fact.
+      const targets = targetIds.length === 0 ? [] : yield* UserReads(sql, userId).facts(targetIds)
       const settled = settleSession(write, { firstPosition, targets: new Map(targets.map((row) => [row.fact_id, row])), now, epochSeconds })
       const factSeqs = yield* insertFacts(settled.added.map(({ fact }) => fact), now, epochSeconds)
       for (const { factId, spanIds } of settled.merges) yield* addSources(factId, spanIds, now)
