@@ -36,6 +36,16 @@ export const indexable = (lexeme: string | null) => lexeme !== null && lexeme !=
  */
 const CANDIDATES_PER_RESULT = 4
 
+/** Each of `terms` (non-empty) beside its lexeme, its stem as the postings hold it ("" for a stop word): rows (term, lexeme). */
+export const termLexemes = (sql: SqlClient.SqlClient, terms: ReadonlyArray<string>) =>
+  sql`(SELECT term, array_to_string(tsvector_to_array(to_tsvector('english', term)), ' ') AS lexeme
+    FROM (VALUES ${sql.join(", ", false)(terms.map((term) => sql`(${term}::text)`))}) AS v (term))`
+
+/** How many of the user's documents of a table hold the lexeme `t.lexeme`, counted up to `cap` (all when null). */
+export const documentsHolding = (sql: SqlClient.SqlClient, userId: string, table: IndexedTable, cap: number | null) =>
+  sql`(SELECT count(*) FROM (SELECT 1 FROM ${sql(POSTINGS[table])} p WHERE p.user_id = ${userId} AND p.lexeme = t.lexeme
+    ${cap === null ? sql`` : sql`LIMIT ${cap}`}) AS matching)`
+
 /** The lexical legs over one user's data: bm25 over the postings of their facts and turns. */
 export const UserLexical = (sql: SqlClient.SqlClient, userId: string, reads: ReturnType<typeof UserReads>) => {
   /**
@@ -46,11 +56,8 @@ export const UserLexical = (sql: SqlClient.SqlClient, userId: string, reads: Ret
   const lexemes = (table: IndexedTable, terms: ReadonlyArray<string>, cap: number | null) =>
     Effect.map(
       sql<{ readonly term: string; readonly lexeme: string; readonly doc: number; readonly documents: number; readonly lexemes: number }>`
-        SELECT t.term, t.lexeme, (
-          SELECT count(*) FROM (SELECT 1 FROM ${sql(POSTINGS[table])} p WHERE p.user_id = ${userId} AND p.lexeme = t.lexeme
-          ${cap === null ? sql`` : sql`LIMIT ${cap}`}) AS matching) AS doc, u.documents, u.lexemes
-        FROM (SELECT term, array_to_string(tsvector_to_array(to_tsvector('english', term)), ' ') AS lexeme
-          FROM (VALUES ${sql.join(", ", false)(terms.map((term) => sql`(${term}::text)`))}) AS v (term)) AS t
+        SELECT t.term, t.lexeme, ${documentsHolding(sql, userId, table, cap)} AS doc, u.documents, u.lexemes
+        FROM ${termLexemes(sql, terms)} AS t
         CROSS JOIN (SELECT ${sql.literal(`${table}_indexed`)} AS documents, ${sql.literal(`${table}_lexemes`)} AS lexemes FROM users WHERE user_id = ${userId}) AS u`,
       (rows): TermCounts => ({
         terms: rows.filter((row) => indexable(row.lexeme)),

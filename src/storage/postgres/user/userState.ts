@@ -1,7 +1,7 @@
 import type { SqlClient } from "@effect/sql"
 import { Effect } from "effect"
 import { DOCUMENT_COUNT_CAP } from "../../lexicalTerms.js"
-import { indexable, type TermCounts } from "./lexical.js"
+import { documentsHolding, indexable, type TermCounts, termLexemes } from "./lexical.js"
 import type { VectorState } from "./vectorIndexes.js"
 
 /** The user's row as a search reads it: their vector space and its counters, their indexed documents. */
@@ -54,17 +54,12 @@ export const userVectors = (sql: SqlClient.SqlClient, userId: string) =>
  */
 export const surveyUser = (sql: SqlClient.SqlClient, userId: string, terms: ReadonlyArray<string>) => {
   const distinct = [...new Set(terms)]
-  const termRows = distinct.length === 0
-    ? sql`(SELECT NULL::text AS term, NULL::text AS lexeme WHERE FALSE)`
-    : sql`(SELECT term, array_to_string(tsvector_to_array(to_tsvector('english', term)), ' ') AS lexeme
-        FROM (VALUES ${sql.join(", ", false)(distinct.map((term) => sql`(${term}::text)`))}) AS v (term))`
-  const matching = (postings: string) =>
-    sql`(SELECT count(*) FROM (SELECT 1 FROM ${sql(postings)} p WHERE p.user_id = ${userId} AND p.lexeme = t.lexeme LIMIT ${DOCUMENT_COUNT_CAP}) AS m)`
+  const termRows = distinct.length === 0 ? sql`(SELECT NULL::text AS term, NULL::text AS lexeme WHERE FALSE)` : termLexemes(sql, distinct)
   return Effect.map(
     sql<UserRow & { readonly term: string | null; readonly lexeme: string | null; readonly facts_doc: number; readonly turns_doc: number }>`
       SELECT u.*, t.term, t.lexeme,
-        CASE WHEN u.facts_indexed = 0 THEN 0 ELSE ${matching("fact_postings")} END AS facts_doc,
-        ${matching("turn_postings")} AS turns_doc
+        CASE WHEN u.facts_indexed = 0 THEN 0 ELSE ${documentsHolding(sql, userId, "facts", DOCUMENT_COUNT_CAP)} END AS facts_doc,
+        ${documentsHolding(sql, userId, "turns", DOCUMENT_COUNT_CAP)} AS turns_doc
       FROM (SELECT ${sql.literal(USER_COLUMNS)} FROM users WHERE user_id = ${userId}) AS u
       LEFT JOIN ${termRows} AS t ON TRUE`,
     (rows): UserSurvey | undefined => {
