@@ -22,13 +22,13 @@
  *   --warmup 3 --mix 20,60,20 --seed-turns 1000 --replicas 1,2 --baseline /path/to/checkout --cpu-prof DIR --floors 1]
  * (or BENCH_CLIENTS, BENCH_USERS, …)
  */
-import * as esbuild from "esbuild"
 import * as NodeFs from "node:fs"
 import * as NodeOs from "node:os"
 import * as NodePath from "node:path"
 import { type Cluster, createDatabase, startCluster } from "../postgres/cluster.js"
 import { seededRandom } from "../reliability/random.js"
 import { questions, sentences } from "./corpus.js"
+import { bundleFloorServer } from "./floor/bundle.js"
 import { processCpuMs, treeCpuMs } from "./cpu.js"
 import { arg, listArg, postJson, type ServiceProcess, startListening, startService, stats, textArg } from "./support.js"
 
@@ -192,39 +192,20 @@ const runSetUp = async (setUp: SetUp, builds: ReadonlyArray<Build>, dataRoot: st
 
 interface Floor {
   readonly name: string
-  readonly source: string
+  readonly source: "effectServer" | "nodeServer"
 }
 
 const FLOOR_SERVERS: ReadonlyArray<Floor> = [
-  { name: "HttpApi + NodeHttpServer", source: NodePath.join(import.meta.dirname, "floor/effectServer.ts") },
-  { name: "node:http", source: NodePath.join(import.meta.dirname, "floor/nodeServer.ts") }
+  { name: "HttpApi + NodeHttpServer", source: "effectServer" },
+  { name: "node:http", source: "nodeServer" }
 ]
-
-/** Bundles a floor server as the service is bundled (ESM, tree-shaken, names as esbuild writes them). */
-const bundleFloor = async (floor: Floor, directory: string) => {
-  const outfile = NodePath.join(directory, `${NodePath.basename(floor.source, ".ts")}.mjs`)
-  await esbuild.build({
-    entryPoints: [floor.source],
-    outfile,
-    bundle: true,
-    format: "esm",
-    platform: "node",
-    target: "node20",
-    banner: { js: "import { createRequire as __bundleCreateRequire } from \"node:module\"; const require = __bundleCreateRequire(import.meta.url);" },
-    minifySyntax: true,
-    minifyWhitespace: true,
-    keepNames: false,
-    logLevel: "warning"
-  })
-  return outfile
-}
 
 /** Each floor server's searches, interleaved round by round like the builds' phases. */
 const runFloors = async (dataRoot: string): Promise<Array<Run>> => {
   const deployments: Array<Deployment> = []
   try {
     for (const floor of FLOOR_SERVERS) {
-      const server = await startListening([await bundleFloor(floor, dataRoot)], { SERVICE_PORT: "0" })
+      const server = await startListening([await bundleFloorServer(floor.source, dataRoot)], { SERVICE_PORT: "0" })
       deployments.push({ servers: [server], postgresPid: undefined })
       await runPhase(deployments.at(-1)!, "search", WARMUP_SECONDS, "warm")
     }

@@ -7,7 +7,7 @@
  * - MCP stdio: `node dist/mcp/main.js` from spawn through initialize to the tools/list answer;
  * - RSS of the server at rest, a while after it became healthy.
  *
- * A third floor is the stack's own: scripts/bench/stackFloor.ts (one HttpApi endpoint on
+ * A third floor is the stack's own: scripts/bench/floor/effectServer.ts (an HttpApi of two endpoints on
  * HttpApiBuilder and NodeHttpServer, launched as the service is), bundled at start with the
  * service's esbuild settings and timed from spawn to its first 200 like the server.
  *
@@ -22,8 +22,7 @@ import * as NodeFs from "node:fs"
 import * as NodeHttp from "node:http"
 import * as NodeOs from "node:os"
 import * as NodePath from "node:path"
-import * as esbuild from "esbuild"
-import { bundleOptions } from "../build/bundleOptions.mjs"
+import { bundleFloorServer } from "./floor/bundle.js"
 import { freePort } from "../freePort.js"
 import { arg, percentile, rssMiB, textArg } from "./support.js"
 
@@ -144,13 +143,6 @@ const serviceEnv = (dataRoot: string, port: number) => ({
 
 const STACK_FLOOR = "floor: HttpApi server on the same stack"
 
-/** The stack's floor server, bundled into `scratch` as the service's entry points are: the path of its bundle. */
-const bundleStackFloor = async (scratch: string) => {
-  const outdir = NodePath.join(scratch, "stack-floor")
-  await esbuild.build({ ...bundleOptions(process.cwd()), entryPoints: { floor: "scripts/bench/stackFloor.ts" }, outdir })
-  return NodePath.join(outdir, "floor.js")
-}
-
 const round = async (scratch: string, stackFloor: string, run: number) => {
   record("floor: node -e 1", await toExit(["-e", "1"]))
   const barePort = await freePort()
@@ -158,7 +150,7 @@ const round = async (scratch: string, stackFloor: string, run: number) => {
   record("floor: bare node:http", bare.ms)
   await stop(bare.child)
   const stackPort = await freePort()
-  const stack = await untilAnswering([stackFloor], { PORT: String(stackPort) }, stackPort, "/health")
+  const stack = await untilAnswering([stackFloor], { SERVICE_PORT: String(stackPort) }, stackPort, "/health")
   record(STACK_FLOOR, stack.ms)
   await stop(stack.child)
   for (const tree of trees) {
@@ -192,7 +184,7 @@ const main = async () => {
   for (const tree of trees) ensureBuilt(tree)
   const scratch = NodeFs.mkdtempSync(NodePath.join(NodeOs.tmpdir(), "bench-startup-"))
   try {
-    const stackFloor = await bundleStackFloor(scratch)
+    const stackFloor = await bundleFloorServer("effectServer", scratch)
     for (let run = 0; run < RUNS; run++) {
       await round(scratch, stackFloor, run)
       process.stderr.write(`round ${run + 1}/${RUNS}\n`)

@@ -1,5 +1,5 @@
 // The esbuild settings every bundle of the service is built with (scripts/build/bundle.mjs), shared
-// so that a benchmark's floor server (scripts/bench/stackFloor.ts) is bundled exactly alike.
+// so that the benchmarks' floor servers (scripts/bench/floor/) are bundled exactly alike.
 import { barrelImports } from "./barrelImports.mjs"
 
 /** Native modules (and what they load beside them) stay outside: they are installed, not bundled. */
