@@ -19,7 +19,7 @@ const OPENAI = ["openai"]
 const TOKENIZER = ["gpt-tokenizer"]
 const LOCAL_EMBEDDING = ["src/llm/local/workerPool.ts", "src/llm/local/localEmbeddings.ts"]
 /** The Swagger UI bundle and the OpenAPI builder behind /docs and /openapi.json. */
-const DOCUMENTATION = ["src/http/docsPages.ts", "@effect/platform/dist/esm/internal/httpApiSwagger.js"]
+const DOCUMENTATION = ["src/http/docsPages.ts", "@effect/platform/dist/cjs/internal/httpApiSwagger.js"]
 /** prom-client, behind the Prometheus exposition. */
 const PROMETHEUS = ["prom-client"]
 /** The MCP server behind /mcp: its SDK, the RPC protocol and the tools. */
@@ -48,14 +48,23 @@ const healthStub = Effect.acquireRelease(
 const loadedInputs = (inputs: ReadonlySet<string>, wanted: ReadonlyArray<string>) =>
   wanted.filter((name) => [...inputs].some((input) => input === name || input.endsWith(`node_modules/${name}`)))
 
-const serviceProcess = (env: Record<string, string>) =>
-  Effect.acquireRelease(
-    Effect.promise(() => startProcess({ SERVICE_API_KEY: API_KEY, SERVICE_DATA_ROOT: tempDataRoot(), ...env })),
-    (service) => Effect.promise(() => {
+/**
+ * Runs the service with `env` through `steps`, stops it, and says which modules it evaluated: V8
+ * writes the counts behind that as the process exits.
+ */
+const serviceRun = <A>(env: Record<string, string>, steps: (port: number) => Effect.Effect<A>) =>
+  Effect.gen(function*() {
+    const recorder = loadRecorder()
+    const service = yield* Effect.promise(() => startProcess({ SERVICE_API_KEY: API_KEY, SERVICE_DATA_ROOT: dataRoot(env), ...env, ...recorder.env }))
+    const result = yield* steps(service.port).pipe(Effect.ensuring(Effect.promise(() => {
       service.child.kill("SIGTERM")
       return service.exited
-    })
-  )
+    })))
+    return { result, packages: recorder.packages(), inputs: recorder.inputs() }
+  })
+
+/** The data root named in `env`, or a fresh one. */
+const dataRoot = (env: Record<string, string>) => env.SERVICE_DATA_ROOT ?? tempDataRoot()
 
 const post = (port: number, path: string, body: unknown) =>
   Effect.promise(async () => {
@@ -64,6 +73,12 @@ const post = (port: number, path: string, body: unknown) =>
       headers: { ...authHeaders(), "content-type": "application/json" },
       body: JSON.stringify(body)
     })
+    return { status: response.status, body: await response.text() }
+  })
+
+const get = (port: number, path: string) =>
+  Effect.promise(async () => {
+    const response = await fetch(`http://127.0.0.1:${port}${path}`, { headers: authHeaders() })
     return { status: response.status, body: await response.text() }
   })
 
@@ -76,88 +91,76 @@ const loaded = (packages: ReadonlySet<string>, names: ReadonlyArray<string>) => 
 describe("what a process loads is what its configuration uses", () => {
   it.scoped("a server on SQLite loads no PostgreSQL driver, tracing SDK, provider SDK or tokenizer; a context block loads the tokenizer", () =>
     Effect.gen(function*() {
-      const recorder = loadRecorder()
-      const service = yield* serviceProcess(recorder.env)
-      const started = recorder.packages()
-      // The recorder sees the bundle: the service's own sources and the packages inside it.
-      expect(started.has("src")).toBe(true)
-      expect(started.has("effect")).toBe(true)
-      expect(loaded(started, [...POSTGRES, ...TRACING, ...OPENAI, ...TOKENIZER])).toEqual([])
+      const env = { SERVICE_DATA_ROOT: tempDataRoot() }
+      const stored = yield* serviceRun(env, (port) => addTurn(port, "I keep bees on the roof.", false))
+      expect(stored.result.status).toBe(200)
+      // The counts cover the bundle: the service's own sources and the packages inside it.
+      expect(stored.packages.has("src")).toBe(true)
+      expect(stored.packages.has("effect")).toBe(true)
+      expect(loaded(stored.packages, [...POSTGRES, ...TRACING, ...OPENAI, ...TOKENIZER])).toEqual([])
       // Without a local model, neither the embedding pool nor its transport is loaded.
-      expect([...recorder.inputs()].filter((input) => LOCAL_EMBEDDING.includes(input))).toEqual([])
+      expect([...stored.inputs].filter((input) => LOCAL_EMBEDDING.includes(input))).toEqual([])
 
-      const added = yield* addTurn(service.port, "I keep bees on the roof.", false)
-      expect(added.status).toBe(200)
-      expect(loaded(recorder.packages(), TOKENIZER)).toEqual([])
-      const context = yield* post(service.port, "/v1/context", { user_id: "lazy", query: "bees", token_budget: 200 })
-      expect(context.status).toBe(200)
-      expect(context.body).toContain("I keep bees on the roof.")
-      expect(loaded(recorder.packages(), TOKENIZER)).toEqual(TOKENIZER)
+      const context = yield* serviceRun(env, (port) => post(port, "/v1/context", { user_id: "lazy", query: "bees", token_budget: 200 }))
+      expect(context.result.status).toBe(200)
+      expect(context.result.body).toContain("I keep bees on the roof.")
+      expect(loaded(context.packages, TOKENIZER)).toEqual(TOKENIZER)
     }))
 
   it.scoped("a server serves /health without the documentation, the MCP server or prom-client; /docs, /openapi.json, /mcp and the Prometheus exposition load them on their first request", () =>
     Effect.gen(function*() {
-      const recorder = loadRecorder()
-      const service = yield* serviceProcess(recorder.env)
-      const health = yield* Effect.promise(() => fetch(`http://127.0.0.1:${service.port}/health`))
-      expect(health.status).toBe(200)
-      expect(loadedInputs(recorder.inputs(), [...DOCUMENTATION, ...MCP_SERVER])).toEqual([])
-      expect(loaded(recorder.packages(), PROMETHEUS)).toEqual([])
+      const health = yield* serviceRun({}, (port) => get(port, "/health"))
+      expect(health.result.status).toBe(200)
+      expect(loadedInputs(health.inputs, [...DOCUMENTATION, ...MCP_SERVER])).toEqual([])
+      expect(loaded(health.packages, PROMETHEUS)).toEqual([])
 
-      const document = yield* Effect.promise(async () => {
-        const response = await fetch(`http://127.0.0.1:${service.port}/openapi.json`)
-        return { status: response.status, body: await response.json() as { readonly paths: Record<string, unknown> } }
-      })
-      expect(document.status).toBe(200)
-      expect(Object.keys(document.body.paths)).toContain("/v1/memories")
-      expect(loadedInputs(recorder.inputs(), DOCUMENTATION)).toEqual(DOCUMENTATION)
-      const page = yield* Effect.promise(async () => {
-        const response = await fetch(`http://127.0.0.1:${service.port}/docs`)
-        return { status: response.status, body: await response.text() }
-      })
-      expect(page.status).toBe(200)
-      expect(page.body).toContain("SwaggerUIBundle")
-      expect(loadedInputs(recorder.inputs(), MCP_SERVER)).toEqual([])
+      const documentation = yield* serviceRun({}, (port) =>
+        Effect.all({ document: get(port, "/openapi.json"), page: get(port, "/docs") }))
+      expect(documentation.result.document.status).toBe(200)
+      expect(Object.keys((JSON.parse(documentation.result.document.body) as { readonly paths: Record<string, unknown> }).paths)).toContain("/v1/memories")
+      expect(documentation.result.page.status).toBe(200)
+      expect(documentation.result.page.body).toContain("SwaggerUIBundle")
+      expect(loadedInputs(documentation.inputs, DOCUMENTATION)).toEqual(DOCUMENTATION)
+      expect(loadedInputs(documentation.inputs, MCP_SERVER)).toEqual([])
+      expect(loaded(documentation.packages, PROMETHEUS)).toEqual([])
 
-      const initialized = yield* Effect.promise(async () => {
-        const response = await fetch(`http://127.0.0.1:${service.port}/mcp`, {
-          method: "POST",
-          headers: { ...authHeaders(), "content-type": "application/json", accept: "application/json, text/event-stream" },
-          body: JSON.stringify({
-            jsonrpc: "2.0",
-            id: 1,
-            method: "initialize",
-            params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "lazy", version: "0" } }
+      const mcp = yield* serviceRun({}, (port) =>
+        Effect.promise(async () => {
+          const response = await fetch(`http://127.0.0.1:${port}/mcp`, {
+            method: "POST",
+            headers: { ...authHeaders(), "content-type": "application/json", accept: "application/json, text/event-stream" },
+            body: JSON.stringify({
+              jsonrpc: "2.0",
+              id: 1,
+              method: "initialize",
+              params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "lazy", version: "0" } }
+            })
           })
-        })
-        return { status: response.status, body: await response.text() }
-      })
-      expect(initialized.status).toBe(200)
-      expect(initialized.body).toContain("serverInfo")
-      expect(loadedInputs(recorder.inputs(), MCP_SERVER)).toEqual(MCP_SERVER)
+          return { status: response.status, body: await response.text() }
+        }))
+      expect(mcp.result.status).toBe(200)
+      expect(mcp.result.body).toContain("serverInfo")
+      expect(loadedInputs(mcp.inputs, MCP_SERVER)).toEqual(MCP_SERVER)
+      expect(loaded(mcp.packages, PROMETHEUS)).toEqual([])
 
-      const exposition = yield* Effect.promise(async () => {
-        const response = await fetch(`http://127.0.0.1:${service.port}/metrics`, { headers: authHeaders() })
-        return { status: response.status, body: await response.text() }
-      })
-      expect(exposition.status).toBe(200)
-      expect(exposition.body).toContain("# TYPE sodamem_http_requests_total counter")
-      expect(loaded(recorder.packages(), PROMETHEUS)).toEqual(PROMETHEUS)
+      const exposition = yield* serviceRun({}, (port) => get(port, "/metrics"))
+      expect(exposition.result.status).toBe(200)
+      expect(exposition.result.body).toContain("# TYPE sodamem_http_requests_total counter")
+      expect(loaded(exposition.packages, PROMETHEUS)).toEqual(PROMETHEUS)
     }))
 
   it.scoped("the OpenAI SDK loads at the provider's first call, not at start; the tracing SDK loads with an endpoint", () =>
     Effect.gen(function*() {
       const stub = yield* providerStub("openai")
-      const recorder = loadRecorder()
       // Nothing listens there: spans are only batched until the process ends.
-      const service = yield* serviceProcess({ ...llmEnv(stub), ...recorder.env, OTEL_EXPORTER_OTLP_ENDPOINT: "http://127.0.0.1:9" })
-      const started = recorder.packages()
-      expect(loaded(started, OPENAI)).toEqual([])
-      expect(loaded(started, TRACING)).toEqual(TRACING)
-      const added = yield* addTurn(service.port, "I moved to Lisbon in March.", true)
-      expect(added.status).toBe(200)
+      const env = { ...llmEnv(stub), OTEL_EXPORTER_OTLP_ENDPOINT: "http://127.0.0.1:9" }
+      const started = yield* serviceRun(env, (port) => get(port, "/health"))
+      expect(loaded(started.packages, OPENAI)).toEqual([])
+      expect(loaded(started.packages, TRACING)).toEqual(TRACING)
+      const extracted = yield* serviceRun(env, (port) => addTurn(port, "I moved to Lisbon in March.", true))
+      expect(extracted.result.status).toBe(200)
       expect(stub.requests.length).toBeGreaterThan(0)
-      expect(loaded(recorder.packages(), OPENAI)).toEqual(OPENAI)
+      expect(loaded(extracted.packages, OPENAI)).toEqual(OPENAI)
     }))
 
   it.scoped("memory-service health calls the service over node:http: the command line never loads fetch", () =>

@@ -107,10 +107,18 @@ describe("the package, packed and installed into an empty folder", () => {
         "const memory = await makePromiseClient({ baseUrl: process.argv[2], apiKey: process.argv[3] })",
         "await memory.memories.add({ payload: { user_id: \"pack\", messages: [{ role: \"user\", content: \"I grow tomatoes on the balcony.\" }], infer: false, async_mode: false } })",
         "const { hits } = await memory.retrieval.search({ payload: { user_id: \"pack\", query: \"tomatoes\", top_k: 3, include_superseded: false } })",
-        "console.log(JSON.stringify(hits.map((hit) => hit.content)))"
+        "console.log(JSON.stringify(hits.map((hit) => hit.content)))",
+        // A context block counts tokens with the tokenizer the build keeps beside the bundle.
+        "const context = await memory.retrieval.context({ payload: { user_id: \"pack\", query: \"tomatoes\", token_budget: 200 } })",
+        "console.log(`context holds the turn: ${context.text.includes(\"I grow tomatoes on the balcony.\")}`)"
       ].join("\n"))
       const client = yield* run(process.execPath, ["client.mjs", `http://127.0.0.1:${port}`, API_KEY], { cwd: app, env, timeoutMs: 2 * 60_000 })
       expect({ code: client.code, output: client.code === 0 ? "" : client.output }).toEqual({ code: 0, output: "" })
       expect(client.output).toContain("tomatoes")
+      expect(client.output).toContain("context holds the turn: true")
+      // The Swagger UI's assets come from the installed @effect/platform, not from the bundle.
+      const docs = yield* rawFetch(`http://127.0.0.1:${port}/docs`)
+      expect(docs.status).toBe(200)
+      expect(docs.text).toContain("SwaggerUIBundle")
     }), INSTALL_TIMEOUT_MS + 10 * 60_000)
 })

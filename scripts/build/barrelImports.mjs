@@ -1,7 +1,7 @@
 // An esbuild plugin: `import { Effect, Layer } from "effect"` in the sources becomes one import
-// per module (`effect/Effect`, `effect/Layer`). Through the index, every entry point reaches every
-// module of the package, so code splitting puts all of them in the chunk every entry loads; per
-// module, an entry loads what it uses.
+// per module (`effect/Effect`, `effect/Layer`). Through the index, a bundle holds every module of
+// the package, evaluated as it starts (the server's would be 3.8 MB instead of 2.3); per module, it
+// holds and evaluates what it uses.
 import * as NodeFs from "node:fs"
 import * as NodePath from "node:path"
 

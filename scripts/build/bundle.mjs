@@ -1,34 +1,77 @@
-// Bundles the three entry points (server, CLI, MCP stdio) into tree-shaken ESM files under dist/.
-// Code reached only through a dynamic import() lands in its own chunk, loaded on first use.
-//
-// With code splitting, esbuild evaluates a shared chunk before the modules of the file importing
-// it, whatever their order in the sources: a cycle whose modules end up on both sides can meet a
-// binding not yet set (at start: "Not a valid effect: undefined"). Every suite that starts a
-// process starts these bundles, so such a break fails the tests; building once with
-// `splitting: false` tells whether the order is the cause.
+// Bundles the programs (server, CLI, MCP stdio) into tree-shaken CommonJS files in dist/, each
+// started by a launcher of a few lines that runs it with V8's code cache (src/boot/codeCache.ts).
 import * as esbuild from "esbuild"
 import * as NodeFs from "node:fs"
+import { createRequire } from "node:module"
 import * as NodePath from "node:path"
-import { bundleOptions } from "./bundleOptions.mjs"
+import { bundleOptions, launcherSource } from "./bundleOptions.mjs"
+import { VENDORED, vendoredFile } from "./outsideBundle.mjs"
 
 const root = NodePath.resolve(import.meta.dirname, "../..")
 
 /** Written beside the bundles: which sources each output holds and what it imports. */
 export const METAFILE = "dist/bundle-meta.json"
 
-const ENTRY_POINTS = {
-  main: "src/main.ts",
+/**
+ * Each program's bundle (`dist/<name>.cjs`, all in dist/ so that what they find beside them is in
+ * one place for all) and its launcher, the file users run.
+ */
+const PROGRAMS = [
+  { name: "main", source: "src/main.ts", launcher: "main.js" },
+  { name: "mcp", source: "src/mcp/main.ts", launcher: "mcp/main.js" },
+  // The command line's entry (dist/cli/main.js) answers `--version` alone, then imports this launcher.
+  { name: "cli", source: "src/cli/run.ts", launcher: "cli/run.js" }
+]
+
+/** ES modules of their own: the loader, the command line's entry, and the local embedder's thread script. */
+const MODULES = {
+  "boot/codeCache": "src/boot/codeCache.ts",
   "cli/main": "src/cli/main.ts",
-  "mcp/main": "src/mcp/main.ts",
-  // The local embedder's thread script, started by path (src/llm/local/workerPool.ts finds it here).
+  // Started by path (src/llm/local/workerPool.ts finds it here).
   "llm/local/embedWorker": "src/llm/local/embedWorker.ts"
 }
 
 NodeFs.rmSync(NodePath.join(root, "dist"), { recursive: true, force: true })
-const result = await esbuild.build({
-  ...bundleOptions(root),
-  entryPoints: ENTRY_POINTS,
+const options = bundleOptions(root)
+const programs = await esbuild.build({
+  ...options,
+  entryPoints: Object.fromEntries(PROGRAMS.map((program) => [program.name, program.source])),
   outdir: "dist",
   metafile: true
 })
-NodeFs.writeFileSync(NodePath.join(root, METAFILE), JSON.stringify(result.metafile))
+const packageRequire = createRequire(NodePath.join(root, "package.json"))
+const vendored = await esbuild.build({
+  ...options,
+  plugins: [],
+  entryPoints: Object.fromEntries(VENDORED.map((name) => [vendoredFile(name).replace(/\.cjs$/, ""), packageRequire.resolve(name)])),
+  outdir: "dist",
+  metafile: true
+})
+const modules = await esbuild.build({
+  ...options,
+  format: "esm",
+  outExtension: {},
+  define: {},
+  supported: {},
+  // The CommonJS packages inside the embedder's bundle call require() for node's built-ins.
+  banner: { js: "import { createRequire as __bundleCreateRequire } from \"node:module\"; const require = __bundleCreateRequire(import.meta.url);" },
+  external: [...options.external, "./run.js"],
+  entryPoints: MODULES,
+  outdir: "dist",
+  metafile: true
+})
+for (const program of PROGRAMS) {
+  const launcher = NodePath.join(root, "dist", program.launcher)
+  const relative = (file) => {
+    const path = NodePath.relative(NodePath.dirname(launcher), NodePath.join(root, "dist", file))
+    return path.startsWith(".") ? path : `./${path}`
+  }
+  NodeFs.mkdirSync(NodePath.dirname(launcher), { recursive: true })
+  NodeFs.writeFileSync(launcher, launcherSource(relative("boot/codeCache.js"), relative(`${program.name}.cjs`)))
+}
+const metafiles = [programs, vendored, modules].map((result) => result.metafile)
+const metafile = {
+  inputs: Object.assign({}, ...metafiles.map((meta) => meta.inputs)),
+  outputs: Object.assign({}, ...metafiles.map((meta) => meta.outputs))
+}
+NodeFs.writeFileSync(NodePath.join(root, METAFILE), JSON.stringify(metafile))

@@ -15,7 +15,7 @@ const EXIT_USAGE = 2
  * options before a command and unknown commands load every command.
  */
 const named = COMMANDS.find((entry) => entry.name === process.argv[2])
-const run = named === undefined ? await import("./commands/index.js").then((m) => runnerFor(m.rootCommand)) : await named.load()
+const loadRunner = Effect.promise(() => named === undefined ? import("./commands/index.js").then((m) => runnerFor(m.rootCommand)) : named.load())
 
 const fail = (line: string | undefined, code: number) =>
   Effect.sync(() => {
@@ -23,7 +23,8 @@ const fail = (line: string | undefined, code: number) =>
     process.exitCode = code
   })
 
-run(process.argv).pipe(
+loadRunner.pipe(
+  Effect.flatMap((run) => run(process.argv)),
   coloursOnTerminalsOnly,
   Effect.catchIf(ValidationError.isValidationError, () => fail(undefined, EXIT_USAGE)),
   Effect.catchTag("CliFailure", (failure: CliFailure) => fail(`${failure.code}: ${failure.message}`, EXIT_FAILURE)),

@@ -1,13 +1,21 @@
 import * as esbuild from "esbuild"
+import * as NodeFs from "node:fs"
 import * as NodePath from "node:path"
-import { bundleOptions } from "../../build/bundleOptions.mjs"
+import { pathToFileURL } from "node:url"
+import { bundleOptions, launcherSource } from "../../build/bundleOptions.mjs"
 
 /** The checkout these scripts belong to, whichever directory a benchmark runs from. */
 const ROOT = NodePath.resolve(import.meta.dirname, "../../..")
 
-/** A floor server under scripts/bench/floor, bundled into `directory` exactly as the service's entry points are: the path of its bundle. */
+/**
+ * A floor server under scripts/bench/floor, bundled into `directory` exactly as the service's
+ * programs are and started the same way, by a launcher running it with the code cache of this
+ * checkout's build (dist/boot/codeCache.js): the path of its launcher.
+ */
 export const bundleFloorServer = async (name: "effectServer" | "nodeServer", directory: string) => {
   const outdir = NodePath.join(directory, `floor-${name}`)
   await esbuild.build({ ...bundleOptions(ROOT), entryPoints: { [name]: NodePath.join(ROOT, "scripts/bench/floor", `${name}.ts`) }, outdir })
-  return NodePath.join(outdir, `${name}.js`)
+  const launcher = NodePath.join(outdir, `${name}.mjs`)
+  NodeFs.writeFileSync(launcher, launcherSource(pathToFileURL(NodePath.join(ROOT, "dist/boot/codeCache.js")).href, `./${name}.cjs`))
+  return launcher
 }

@@ -20,10 +20,10 @@ const tsxApi = () => {
 
 /**
  * Where the built worker script may be, from the module holding this code: beside it (a build
- * keeping the sources' layout), or at `dist/llm/local/embedWorker.js` seen from a bundle in
- * `dist/` or from one of its chunks in `dist/chunks/`.
+ * keeping the sources' layout), or at `dist/llm/local/embedWorker.js` seen from a program's bundle
+ * in `dist/`.
  */
-const BUILT_WORKER = ["./embedWorker.js", "./llm/local/embedWorker.js", "../llm/local/embedWorker.js"]
+const BUILT_WORKER = ["./embedWorker.js", "./llm/local/embedWorker.js"]
 
 /**
  * The worker script, built; from the sources (tests, `npm run dev`), a bootstrap that registers

@@ -1,0 +1,90 @@
+// Runs a CommonJS bundle of the service with V8's code cache. Node 20 caches no compiled code for
+// its own module loaders, so every start would parse and compile the bundle again, and compile
+// each function again on its first call. Compiled here, the bytecode of every function the
+// process has run is kept beside the bundle (`<bundle>.cache`) and handed back to V8 on the next
+// start. V8 checks a cache against its own version and flags but, of the source, only its length:
+// the cache is kept behind the source's SHA-256, and one made from other source (a rebuild) is not
+// handed to V8 at all. Either way the program is compiled afresh and the cache written again.
+//
+// This module loads no package: it runs before the bundle, in every process.
+import { createHash } from "node:crypto"
+import * as NodeFs from "node:fs"
+import { createRequire } from "node:module"
+import * as NodePath from "node:path"
+import { fileURLToPath } from "node:url"
+import * as NodeVm from "node:vm"
+
+/** What became of the cache at this start. */
+export type CodeCacheState = "accepted" | "rejected" | "absent"
+
+/** The variables a CommonJS module sees, plus the bundle's own URL (what `import.meta.url` is built as). */
+const WRAPPER_PARAMETERS = ["exports", "require", "module", "__filename", "__dirname", "__bundleUrl"]
+
+/** After this long, a process that runs on (a server) writes the cache without waiting to exit. */
+const WRITE_AFTER_MS = 2_000
+
+const cachePath = (bundlePath: string) => `${bundlePath}.cache`
+
+/** A cache file is the digest of the source it was made from, then V8's data. */
+const DIGEST_BYTES = 32
+
+const digestOf = (source: Buffer) => createHash("sha256").update(source).digest()
+
+/** V8's data from the cache file, when that file was made from this very source. */
+const cachedDataFor = (path: string, digest: Buffer) => {
+  if (!NodeFs.existsSync(path)) return { found: false, cachedData: undefined }
+  const file = NodeFs.readFileSync(path)
+  const matches = file.length > DIGEST_BYTES && file.subarray(0, DIGEST_BYTES).equals(digest)
+  return { found: true, cachedData: matches ? file.subarray(DIGEST_BYTES) : undefined }
+}
+
+/** A directory this process may write into: the cache is only kept where the build was made by this user. */
+const writable = (directory: string) => {
+  try {
+    NodeFs.accessSync(directory, NodeFs.constants.W_OK)
+    return true
+  } catch {
+    return false
+  }
+}
+
+/** Writes the script's cache once, whole or not at all (a temporary file renamed over the old one). */
+const cacheWriter = (script: NodeVm.Script, path: string, digest: Buffer) => {
+  let written = false
+  return () => {
+    if (written) return
+    written = true
+    const temporary = `${path}.${process.pid}.tmp`
+    try {
+      NodeFs.writeFileSync(temporary, Buffer.concat([digest, script.createCachedData()]))
+      NodeFs.renameSync(temporary, path)
+    } catch (error) {
+      NodeFs.rmSync(temporary, { force: true })
+      process.emitWarning(`the code cache ${path} could not be written: ${error instanceof Error ? error.message : String(error)}`)
+    }
+  }
+}
+
+/** Runs the CommonJS bundle at `bundle` as this process's program. */
+export const runBundle = (bundle: URL): CodeCacheState => {
+  const bundlePath = fileURLToPath(bundle)
+  const path = cachePath(bundlePath)
+  const bundleSource = NodeFs.readFileSync(bundlePath)
+  const digest = digestOf(bundleSource)
+  const { found, cachedData } = cachedDataFor(path, digest)
+  const source = `(function (${WRAPPER_PARAMETERS.join(", ")}) {${bundleSource.toString("utf8")}\n})`
+  // The bundle holds no import(): compiled from a cache, a script would have lost its callback.
+  const script = new NodeVm.Script(source, { filename: bundlePath, cachedData })
+  const state: CodeCacheState = !found ? "absent" : cachedData === undefined || script.cachedDataRejected === true ? "rejected" : "accepted"
+  if (state !== "accepted" && writable(NodePath.dirname(bundlePath))) {
+    const write = cacheWriter(script, path, digest)
+    // Written after the program has run a while, so that the functions it ran are compiled into it.
+    setTimeout(write, WRITE_AFTER_MS).unref()
+    process.once("exit", write)
+  }
+  const module = { exports: {} }
+  const run: unknown = script.runInThisContext()
+  if (typeof run !== "function") throw new TypeError(`${bundlePath} did not compile to a function`)
+  run(module.exports, createRequire(bundlePath), module, bundlePath, NodePath.dirname(bundlePath), bundle.href)
+  return state
+}
