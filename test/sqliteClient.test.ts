@@ -58,7 +58,7 @@ describe("SQLite client", () => {
   it.scoped("keeps answering past the number of prepared statements it keeps", () =>
     Effect.gen(function*() {
       const sql = yield* client()
-      // 600 distinct texts, more than the 500 kept: the oldest are dropped and prepared again when asked.
+      // 600 distinct texts, more than the 64 kept: the oldest are dropped and prepared again when asked.
       for (let round = 0; round < 2; round++) {
         for (let i = 0; i < 600; i++) {
           const [row] = yield* sql<{ readonly n: number }>`SELECT ${sql.literal(String(i))} AS n`
