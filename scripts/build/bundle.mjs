@@ -40,8 +40,10 @@ const programs = await esbuild.build({
   metafile: true
 })
 const packageRequire = createRequire(NodePath.join(root, "package.json"))
+// Required by Node's own loader, not run by src/boot/codeCache.ts: nothing defines `__bundleUrl` there.
 const vendored = await esbuild.build({
   ...options,
+  define: {},
   plugins: [],
   entryPoints: Object.fromEntries(VENDORED.map((name) => [vendoredFile(name).replace(/\.cjs$/, ""), packageRequire.resolve(name)])),
   outdir: "dist",

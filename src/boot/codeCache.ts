@@ -44,6 +44,7 @@ const writable = (directory: string) => {
     NodeFs.accessSync(directory, NodeFs.constants.W_OK)
     return true
   } catch {
+    // accessSync's only way to answer "no".
     return false
   }
 }
