@@ -30,10 +30,20 @@ const DIGEST_BYTES = 32
 
 const digestOf = (source: Buffer) => createHash("sha256").update(source).digest()
 
+/** The file's bytes, or undefined when there is no such file (another process may remove it at any time). */
+const readIfPresent = (path: string) => {
+  try {
+    return NodeFs.readFileSync(path)
+  } catch (error) {
+    if (error instanceof Error && "code" in error && error.code === "ENOENT") return undefined
+    throw error
+  }
+}
+
 /** V8's data from the cache file, when that file was made from this very source. */
 const cachedDataFor = (path: string, digest: Buffer) => {
-  if (!NodeFs.existsSync(path)) return { found: false, cachedData: undefined }
-  const file = NodeFs.readFileSync(path)
+  const file = readIfPresent(path)
+  if (file === undefined) return { found: false, cachedData: undefined }
   const matches = file.length > DIGEST_BYTES && file.subarray(0, DIGEST_BYTES).equals(digest)
   return { found: true, cachedData: matches ? file.subarray(DIGEST_BYTES) : undefined }
 }
