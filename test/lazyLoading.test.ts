@@ -55,16 +55,13 @@ const loadedInputs = (inputs: ReadonlySet<string>, wanted: ReadonlyArray<string>
 const serviceRun = <A>(env: Record<string, string>, steps: (port: number) => Effect.Effect<A>) =>
   Effect.gen(function*() {
     const recorder = loadRecorder()
-    const service = yield* Effect.promise(() => startProcess({ SERVICE_API_KEY: API_KEY, SERVICE_DATA_ROOT: dataRoot(env), ...env, ...recorder.env }))
+    const service = yield* Effect.promise(() => startProcess({ SERVICE_API_KEY: API_KEY, SERVICE_DATA_ROOT: tempDataRoot(), ...env, ...recorder.env }))
     const result = yield* steps(service.port).pipe(Effect.ensuring(Effect.promise(() => {
       service.child.kill("SIGTERM")
       return service.exited
     })))
     return { result, packages: recorder.packages(), inputs: recorder.inputs() }
   })
-
-/** The data root named in `env`, or a fresh one. */
-const dataRoot = (env: Record<string, string>) => env.SERVICE_DATA_ROOT ?? tempDataRoot()
 
 const post = (port: number, path: string, body: unknown) =>
   Effect.promise(async () => {

@@ -1,5 +1,4 @@
 import type { BuildOptions } from "esbuild"
 
-export declare const EXTERNAL: ReadonlyArray<string>
 export declare const bundleOptions: (root: string) => BuildOptions
 export declare const launcherSource: (bootModule: string, bundleFile: string) => string

@@ -8,7 +8,7 @@ import { barrelImports } from "./barrelImports.mjs"
 import { outsideBundle } from "./outsideBundle.mjs"
 
 /** Native modules (and what they load beside them) stay outside: they are installed, not bundled. */
-export const EXTERNAL = ["better-sqlite3", "sqlite-vec", "pg-native", "onnxruntime-node"]
+const EXTERNAL = ["better-sqlite3", "sqlite-vec", "pg-native", "onnxruntime-node"]
 
 /** esbuild options for tree-shaken CommonJS bundles of programs under `root`. */
 export const bundleOptions = (root) => ({
