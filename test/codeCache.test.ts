@@ -6,6 +6,8 @@ import * as NodeFs from "node:fs"
 import * as NodeOs from "node:os"
 import * as NodePath from "node:path"
 import { pathToFileURL } from "node:url"
+import { SERVER_V8_FLAGS } from "../scripts/build/bundleOptions.mjs"
+import type { RunOptions } from "../src/boot/codeCache.js"
 import { startProcess } from "./support/processes.js"
 import { API_KEY, tempDataRoot } from "./support/server.js"
 
@@ -13,17 +15,17 @@ const ROOT = NodePath.resolve(import.meta.dirname, "..")
 const BOOT = pathToFileURL(NodePath.join(ROOT, "dist/boot/codeCache.js")).href
 
 /** A program of a few functions, a sibling module it requires, and a launcher that prints what became of the cache. */
-const program = (body: string) => {
+const program = (body: string, runOptions: RunOptions = {}) => {
   const folder = NodeFs.mkdtempSync(NodePath.join(NodeOs.tmpdir(), "code-cache-"))
   NodeFs.writeFileSync(NodePath.join(folder, "sibling.cjs"), "module.exports = { word: \"sibling\" }\n")
   NodeFs.writeFileSync(NodePath.join(folder, "program.cjs"), body)
-  NodeFs.writeFileSync(NodePath.join(folder, "launch.mjs"), `import { runBundle } from ${JSON.stringify(BOOT)}\nconsole.log("cache " + runBundle(new URL("./program.cjs", import.meta.url)))\n`)
+  NodeFs.writeFileSync(NodePath.join(folder, "launch.mjs"), `import { runBundle } from ${JSON.stringify(BOOT)}\nconsole.log("cache " + runBundle(new URL("./program.cjs", import.meta.url), ${JSON.stringify(runOptions)}))\n`)
   return { folder, cache: NodePath.join(folder, "program.cjs.cache") }
 }
 
-const run = (folder: string) =>
+const run = (folder: string, nodeArgs: ReadonlyArray<string> = []) =>
   Effect.async<{ readonly code: number | null; readonly signal: NodeJS.Signals | null; readonly stdout: string; readonly stderr: string }>((resume) => {
-    const child = spawn(process.execPath, [NodePath.join(folder, "launch.mjs")], { stdio: ["ignore", "pipe", "pipe"] })
+    const child = spawn(process.execPath, [...nodeArgs, NodePath.join(folder, "launch.mjs")], { stdio: ["ignore", "pipe", "pipe"] })
     let stdout = ""
     let stderr = ""
     child.stdout.on("data", (chunk: Buffer) => (stdout += chunk.toString()))
@@ -77,7 +79,18 @@ const poll = setInterval(() => { if (fs.existsSync(path)) { clearInterval(poll);
       expect((yield* run(folder)).stdout).toContain("cache accepted")
     }), 60_000)
 
-  it.scoped("the server leaves its cache beside its bundle, made from that bundle", () =>
+  it.effect("a program's V8 flags are set before it is compiled, so the cache it writes fits its next start", () =>
+    Effect.gen(function*() {
+      const { folder, cache } = program(PROGRAM, { v8Flags: ["--stack-size=900", "--max-lazy"] })
+      expect((yield* run(folder)).stdout).toBe("sibling program.cjs true 49\ncache absent\n")
+      const written = NodeFs.readFileSync(cache)
+      expect((yield* run(folder)).stdout).toBe("sibling program.cjs true 49\ncache accepted\n")
+      expect(NodeFs.readFileSync(cache).equals(written)).toBe(true)
+      // Given to node as well (spelt its other way), a flag is node's: the flags differ from the cache's.
+      expect((yield* run(folder, ["--stack_size=800"])).stdout).toBe("sibling program.cjs true 49\ncache rejected\n")
+    }), 60_000)
+
+  it.scopedLive("the server leaves its cache beside its bundle, made from that bundle, and starts from it the next time", () =>
     Effect.gen(function*() {
       // Other suites' servers may be starting: a cache removed under them is one they find absent.
       NodeFs.rmSync(NodePath.join(ROOT, "dist/main.cjs.cache"), { force: true })
@@ -91,5 +104,50 @@ const poll = setInterval(() => { if (fs.existsSync(path)) { clearInterval(poll);
       const digest = createHash("sha256").update(NodeFs.readFileSync(NodePath.join(ROOT, "dist/main.cjs"))).digest()
       expect(cache.subarray(0, digest.length).equals(digest)).toBe(true)
       expect(cache.length).toBeGreaterThan(digest.length)
+
+      // Started again, past the time a rejected cache would be rewritten: the cache was accepted.
+      const again = yield* Effect.acquireRelease(
+        Effect.promise(() => startProcess({ SERVICE_API_KEY: API_KEY, SERVICE_DATA_ROOT: tempDataRoot() })),
+        (started) => Effect.sync(() => started.child.kill("SIGKILL"))
+      )
+      yield* Effect.sleep("2500 millis")
+      again.child.kill("SIGTERM")
+      expect(yield* Effect.promise(() => again.exited)).toBe(0)
+      expect(NodeFs.readFileSync(NodePath.join(ROOT, "dist/main.cjs.cache")).equals(cache)).toBe(true)
     }), 60_000)
+})
+
+// Keeps ~60 MiB alive while allocating ~1 GiB that lives just long enough to reach the old
+// generation; prints the largest the old generation got and what a full collection then keeps.
+const CHURN = `const { getHeapSpaceStatistics, setFlagsFromString } = require("node:v8")
+const oldSpace = () => getHeapSpaceStatistics().find((space) => space.space_name === "old_space")
+const live = []
+for (let i = 0; i < 300000; i++) live.push({ id: i, text: "live " + i, pair: [i, i + 1] })
+const recent = new Array(200000)
+let largest = 0
+for (let i = 0; i < 6000000; i++) {
+  recent[i % recent.length] = { i, text: "x" + i, list: [i] }
+  if (i % 20000 === 0) largest = Math.max(largest, oldSpace().space_size)
+}
+setFlagsFromString("--expose-gc")
+require("node:vm").runInNewContext("gc")()
+console.log(JSON.stringify({ largest, kept: oldSpace().space_used_size, alive: live.length + recent.length }))
+`
+
+/** The largest the old generation got over the churn, and what it kept, as a multiple of the latter. */
+const churnGrowth = (runOptions: RunOptions, nodeArgs: ReadonlyArray<string> = []) =>
+  Effect.map(run(program(CHURN, runOptions).folder, nodeArgs), (result) => {
+    const { largest, kept } = JSON.parse(result.stdout.split("\n")[0]!) as { readonly largest: number; readonly kept: number }
+    return largest / kept
+  })
+
+describe("the server's V8 flags", () => {
+  it.effect("keep the old generation near twice what a full collection keeps, unless node was given its own factor", () =>
+    Effect.gen(function*() {
+      // Left alone, V8 lets the heap grow to several times what it keeps (~4.5 times here).
+      expect(yield* churnGrowth({})).toBeGreaterThan(3.5)
+      // Twice, plus what was allocated while a collection ran (~2.4 times here).
+      expect(yield* churnGrowth({ v8Flags: SERVER_V8_FLAGS })).toBeLessThan(3)
+      expect(yield* churnGrowth({ v8Flags: SERVER_V8_FLAGS }, ["--heap-growing-percent=300"])).toBeGreaterThan(3.5)
+    }), 120_000)
 })

@@ -4,7 +4,7 @@ import * as esbuild from "esbuild"
 import * as NodeFs from "node:fs"
 import { createRequire } from "node:module"
 import * as NodePath from "node:path"
-import { bundleOptions, launcherSource } from "./bundleOptions.mjs"
+import { bundleOptions, launcherSource, SERVER_V8_FLAGS } from "./bundleOptions.mjs"
 import { VENDORED, vendoredFile } from "./outsideBundle.mjs"
 
 const root = NodePath.resolve(import.meta.dirname, "../..")
@@ -17,7 +17,7 @@ export const METAFILE = "dist/bundle-meta.json"
  * one place for all) and its launcher, the file users run.
  */
 const PROGRAMS = [
-  { name: "main", source: "src/main.ts", launcher: "main.js" },
+  { name: "main", source: "src/main.ts", launcher: "main.js", runOptions: { v8Flags: SERVER_V8_FLAGS } },
   { name: "mcp", source: "src/mcp/main.ts", launcher: "mcp/main.js" },
   // The command line's entry (dist/cli/main.js) answers `--version` alone, then imports this launcher.
   { name: "cli", source: "src/cli/run.ts", launcher: "cli/run.js" }
@@ -69,7 +69,7 @@ for (const program of PROGRAMS) {
     return path.startsWith(".") ? path : `./${path}`
   }
   NodeFs.mkdirSync(NodePath.dirname(launcher), { recursive: true })
-  NodeFs.writeFileSync(launcher, launcherSource(relative("boot/codeCache.js"), relative(`${program.name}.cjs`)))
+  NodeFs.writeFileSync(launcher, launcherSource(relative("boot/codeCache.js"), relative(`${program.name}.cjs`), program.runOptions))
 }
 const metafiles = [programs, vendored, modules].map((result) => result.metafile)
 const metafile = {

@@ -12,6 +12,7 @@ import * as NodeFs from "node:fs"
 import { createRequire } from "node:module"
 import * as NodePath from "node:path"
 import { fileURLToPath } from "node:url"
+import * as NodeV8 from "node:v8"
 import * as NodeVm from "node:vm"
 
 /** What became of the cache at this start. */
@@ -76,8 +77,28 @@ const cacheWriter = (script: NodeVm.Script, path: string, digest: Buffer) => {
   }
 }
 
+/** The name of a flag as node's command line may spell it (`--a_b=1` is `--a-b`). */
+const flagName = (flag: string) => flag.split("=")[0]!.replaceAll("_", "-")
+
+/**
+ * Sets the V8 flags a program runs with, each unless node was started with that flag. V8 keys its
+ * code cache to its flags, so they are set before the bundle is compiled: a flag set later would
+ * make every cache written from then on a misfit for the next start.
+ */
+const setV8Flags = (flags: ReadonlyArray<string>, execArgv: ReadonlyArray<string>) => {
+  const given = new Set(execArgv.map(flagName))
+  for (const flag of flags) if (!given.has(flagName(flag))) NodeV8.setFlagsFromString(flag)
+}
+
+/** How a launcher runs its bundle. */
+export interface RunOptions {
+  /** V8 flags the program is tuned with (node's own command line wins over each). */
+  readonly v8Flags?: ReadonlyArray<string>
+}
+
 /** Runs the CommonJS bundle at `bundle` as this process's program. */
-export const runBundle = (bundle: URL): CodeCacheState => {
+export const runBundle = (bundle: URL, options: RunOptions = {}): CodeCacheState => {
+  setV8Flags(options.v8Flags ?? [], process.execArgv)
   const bundlePath = fileURLToPath(bundle)
   const path = cachePath(bundlePath)
   const bundleSource = NodeFs.readFileSync(bundlePath)
