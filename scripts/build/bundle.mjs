@@ -17,7 +17,7 @@ export const METAFILE = "dist/bundle-meta.json"
  * one place for all) and its launcher, the file users run.
  */
 const PROGRAMS = [
-  { name: "main", source: "src/main.ts", launcher: "main.js", runOptions: { v8Flags: SERVER_V8_FLAGS } },
+  { name: "main", source: "src/main.ts", launcher: "main.js", runOptions: { v8FlagsAfterStart: SERVER_V8_FLAGS } },
   { name: "mcp", source: "src/mcp/main.ts", launcher: "mcp/main.js" },
   // The command line's entry (dist/cli/main.js) answers `--version` alone, then imports this launcher.
   { name: "cli", source: "src/cli/run.ts", launcher: "cli/run.js" }

@@ -41,9 +41,10 @@ export const launcherSource = (bootModule, bundleFile, runOptions = {}) =>
   `import { runBundle } from ${JSON.stringify(bootModule)}\nrunBundle(new URL(${JSON.stringify(bundleFile)}, import.meta.url), ${JSON.stringify(runOptions)})\n`
 
 /**
- * The server's V8 flags. Left to itself, V8 lets the old generation grow to up to four times what
- * its last full collection kept when collecting is fast beside allocating, a busy server's case:
- * under `bench:load` ~65 MiB of live objects held ~310 MiB of heap. Twice keeps the process
- * ~150 MiB smaller for a few percent more CPU (docs/performance.md).
+ * The server's V8 flags, set once it has started. Left to itself, V8 lets the old generation grow
+ * to up to four times what its last full collection kept when collecting is fast beside
+ * allocating, a busy server's case: under `bench:load` ~65 MiB of live objects held ~310 MiB of
+ * heap. Twice keeps the process ~140 MiB smaller for a few percent more CPU; set from the start,
+ * it would also cost the start ~15 ms of collections (docs/performance.md).
  */
 export const SERVER_V8_FLAGS = ["--heap-growing-percent=100"]

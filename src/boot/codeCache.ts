@@ -80,11 +80,7 @@ const cacheWriter = (script: NodeVm.Script, path: string, digest: Buffer) => {
 /** The name of a flag as node's command line may spell it (`--a_b=1` is `--a-b`). */
 const flagName = (flag: string) => flag.split("=")[0]!.replaceAll("_", "-")
 
-/**
- * Sets the V8 flags a program runs with, each unless node was started with that flag. V8 keys its
- * code cache to its flags, so they are set before the bundle is compiled: a flag set later would
- * make every cache written from then on a misfit for the next start.
- */
+/** Sets V8 flags, each unless node was started with that flag. */
 const setV8Flags = (flags: ReadonlyArray<string>, execArgv: ReadonlyArray<string>) => {
   const given = new Set(execArgv.map(flagName))
   for (const flag of flags) if (!given.has(flagName(flag))) NodeV8.setFlagsFromString(flag)
@@ -92,13 +88,16 @@ const setV8Flags = (flags: ReadonlyArray<string>, execArgv: ReadonlyArray<string
 
 /** How a launcher runs its bundle. */
 export interface RunOptions {
-  /** V8 flags the program is tuned with (node's own command line wins over each). */
-  readonly v8Flags?: ReadonlyArray<string>
+  /**
+   * V8 flags for a program's long run, set once its start is over, after the cache is written.
+   * V8 keys its code cache to its flags: a cache written after they changed would not fit the next
+   * start. Node's own command line wins over each.
+   */
+  readonly v8FlagsAfterStart?: ReadonlyArray<string>
 }
 
 /** Runs the CommonJS bundle at `bundle` as this process's program. */
 export const runBundle = (bundle: URL, options: RunOptions = {}): CodeCacheState => {
-  setV8Flags(options.v8Flags ?? [], process.execArgv)
   const bundlePath = fileURLToPath(bundle)
   const path = cachePath(bundlePath)
   const bundleSource = NodeFs.readFileSync(bundlePath)
@@ -108,11 +107,16 @@ export const runBundle = (bundle: URL, options: RunOptions = {}): CodeCacheState
   // The bundle holds no import(): compiled from a cache, a script would have lost its callback.
   const script = new NodeVm.Script(source, { filename: bundlePath, cachedData })
   const state: CodeCacheState = !found ? "absent" : cachedData === undefined || script.cachedDataRejected === true ? "rejected" : "accepted"
-  if (state !== "accepted" && writable(NodePath.dirname(bundlePath))) {
-    const write = cacheWriter(script, path, digest)
-    // Written after the program has run a while, so that the functions it ran are compiled into it.
-    setTimeout(write, WRITE_AFTER_MS).unref()
-    process.once("exit", write)
+  const write = state !== "accepted" && writable(NodePath.dirname(bundlePath)) ? cacheWriter(script, path, digest) : undefined
+  if (write !== undefined) process.once("exit", write)
+  // After the program has run a while: the cache then holds the functions it ran, and is written
+  // before the long run's flags change V8's.
+  const flags = options.v8FlagsAfterStart ?? []
+  if (write !== undefined || flags.length > 0) {
+    setTimeout(() => {
+      write?.()
+      setV8Flags(flags, process.execArgv)
+    }, WRITE_AFTER_MS).unref()
   }
   const module = { exports: {} }
   const run: unknown = script.runInThisContext()
