@@ -17,17 +17,20 @@ export interface FinishedProcess {
   readonly stderr: string
 }
 
-const spawnService = (env: Record<string, string>) =>
-  spawn(process.execPath, [NodePath.join(ROOT, "dist/main.js")], {
+/** The server users run: the launcher `npm start` runs. */
+const SERVER_ENTRY = NodePath.join(ROOT, "dist/main.js")
+
+const spawnService = (env: Record<string, string>, entry = SERVER_ENTRY) =>
+  spawn(process.execPath, [entry], {
     cwd: ROOT,
     env: { PATH: process.env.PATH ?? "", HOME: process.env.HOME ?? "/tmp", SERVICE_HOST: "127.0.0.1", SERVICE_LOG_LEVEL: "info", ...env },
     stdio: ["ignore", "pipe", "pipe"]
   })
 
 /** Runs the service as users run it (the bundle `npm start` runs) until it prints its listening address (bounded for a machine under load). */
-export const startProcess = (env: Record<string, string>, timeoutMs = 60_000): Promise<ServiceProcess> =>
+export const startProcess = (env: Record<string, string>, timeoutMs = 60_000, entry = SERVER_ENTRY): Promise<ServiceProcess> =>
   new Promise((resolve, reject) => {
-    const child = spawnService({ SERVICE_PORT: "0", ...env })
+    const child = spawnService({ SERVICE_PORT: "0", ...env }, entry)
     let stdout = ""
     let stderr = ""
     const exited = new Promise<number | null>((done) => child.on("exit", (code) => done(code)))
