@@ -71,6 +71,18 @@ for (const program of PROGRAMS) {
   NodeFs.mkdirSync(NodePath.dirname(launcher), { recursive: true })
   NodeFs.writeFileSync(launcher, launcherSource(relative("boot/codeCache.js"), relative(`${program.name}.cjs`), program.runOptions))
 }
+// V8 keeps a source holding any character past U+00FF at two bytes per character: one such
+// character in a program would double the memory its ~2 MB of source takes and slow its decoding
+// at every start. esbuild escapes them, except inside a regular expression without the u flag.
+for (const program of PROGRAMS) {
+  const file = NodePath.join("dist", `${program.name}.cjs`)
+  const lines = NodeFs.readFileSync(NodePath.join(root, file), "utf8").split("\n")
+  const line = lines.findIndex((text) => /[^\x00-\x7f]/.test(text))
+  if (line !== -1) {
+    const at = lines[line].search(/[^\x00-\x7f]/)
+    throw new Error(`${file}:${line + 1} holds a character outside ASCII (${JSON.stringify(lines[line].slice(Math.max(0, at - 40), at + 10))}): write it as a \\u escape in its source`)
+  }
+}
 const metafiles = [programs, vendored, modules].map((result) => result.metafile)
 const metafile = {
   inputs: Object.assign({}, ...metafiles.map((meta) => meta.inputs)),

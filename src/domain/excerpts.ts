@@ -10,12 +10,13 @@ interface Range {
   readonly end: number
 }
 
-// A sentence runs to its closing punctuation (with any closing quote or bracket) before a space
-// or the end, or to the end of its line.
-const SENTENCE = /\S[^\n]*?(?:[.!?]+["'”’)\]]*(?=\s|$)|(?=\n)|$)/g
+// A sentence runs to its closing punctuation (with any closing quote or bracket, ” and ’ among
+// them) before a space or the end, or to the end of its line. Non-ASCII characters are escaped:
+// the build keeps the bundles ASCII (scripts/build/bundle.mjs).
+const SENTENCE = /\S[^\n]*?(?:[.!?]+["'\u201D\u2019)\]]*(?=\s|$)|(?=\n)|$)/g
 
-// A marker stands alone: what follows it is a sentence of its own.
-const MARKER = /\[redacted\]|\[…\]/g
+// A marker ([redacted] or […]) stands alone: what follows it is a sentence of its own.
+const MARKER = /\[redacted\]|\[\u2026\]/g
 
 const sentences = (text: string): Array<Range> => {
   const found: Array<Range> = []
