@@ -28,6 +28,13 @@ describe("a memory's words in its turn", () => {
     expect(withoutMemories("[redacted] I live in Lyon.", ["The user lives in Lyon."], ELISION).text).toBe("[redacted] […]")
   })
 
+  it("end after the closing quotes and brackets that follow their full stop, curly ones too", () => {
+    const text = "She wrote: \u201CMy PIN is 4417.\u201D I play the cello. (I live in Lyon.) Fine."
+    expect(excerpts("The user's PIN is 4417.", text)).toEqual(["She wrote: \u201CMy PIN is 4417.\u201D"])
+    expect(excerpts("The user lives in Lyon.", text)).toEqual(["(I live in Lyon.)"])
+    expect(excerpts("The user's PIN is 4417.", "It\u2019s 4417.\u2019 Done.")).toEqual(["It\u2019s 4417.\u2019"])
+  })
+
   it("end at a line's end as well as at a full stop, but not inside a number", () => {
     const text = "Rated it 4.5 stars\nMy PIN is 4417"
     expect(excerpts("The user's PIN is 4417", text)).toEqual(["My PIN is 4417"])
