@@ -73,7 +73,8 @@ for (const program of PROGRAMS) {
 }
 // V8 keeps a source holding any character past U+00FF at two bytes per character: one such
 // character in a program would double the memory its ~2 MB of source takes and slow its decoding
-// at every start. esbuild escapes them, except inside a regular expression without the u flag.
+// at every start. esbuild writes ASCII, escaping every other character except inside a regular
+// expression without the u flag: a program that is not ASCII holds one of those.
 for (const program of PROGRAMS) {
   const file = NodePath.join("dist", `${program.name}.cjs`)
   const lines = NodeFs.readFileSync(NodePath.join(root, file), "utf8").split("\n")
