@@ -1,4 +1,4 @@
-import { describe, expect, it } from "@effect/vitest"
+import { afterAll, describe, expect, it } from "@effect/vitest"
 import { type Duration, Effect } from "effect"
 import { spawn } from "node:child_process"
 import { createHash } from "node:crypto"
@@ -15,9 +15,13 @@ const ROOT = NodePath.resolve(import.meta.dirname, "..")
 const BOOT = pathToFileURL(NodePath.join(ROOT, "dist/boot/codeCache.js")).href
 const ARTIFACTS = NodePath.join(ROOT, "test-artifacts")
 
+/** The folder every test program of this file is written under, removed after the file's tests. */
+const PROGRAMS = NodeFs.mkdtempSync(NodePath.join(NodeOs.tmpdir(), "code-cache-"))
+afterAll(() => NodeFs.rmSync(PROGRAMS, { recursive: true, force: true }))
+
 /** A program of a few functions, a sibling module it requires, and a launcher that prints what became of the cache. */
 const program = (body: string, runOptions: RunOptions = {}) => {
-  const folder = NodeFs.mkdtempSync(NodePath.join(NodeOs.tmpdir(), "code-cache-"))
+  const folder = NodeFs.mkdtempSync(NodePath.join(PROGRAMS, "program-"))
   NodeFs.writeFileSync(NodePath.join(folder, "sibling.cjs"), "module.exports = { word: \"sibling\" }\n")
   NodeFs.writeFileSync(NodePath.join(folder, "program.cjs"), body)
   NodeFs.writeFileSync(NodePath.join(folder, "launch.mjs"), `import { runBundle } from ${JSON.stringify(BOOT)}\nconsole.log("cache " + runBundle(new URL("./program.cjs", import.meta.url), ${JSON.stringify(runOptions)}))\n`)
