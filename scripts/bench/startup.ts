@@ -11,7 +11,9 @@
  * A third floor is the stack's own: scripts/bench/floor/effectServer.ts (an HttpApi of two endpoints on
  * HttpApiBuilder and NodeHttpServer, launched as the service is), bundled at start with the
  * service's esbuild settings, started from the same code cache and timed from spawn to its first
- * 200 like the server.
+ * 200 like the server. A fourth is that server with the service's API definition evaluated before
+ * it serves (scripts/bench/floor/apiDefinitionServer.ts): what is spent before any of the
+ * service's own stores, services or routes exist.
  *
  * Each is run `--runs` times (default 10), interleaved with the floors so that load on a busy
  * machine falls on all alike; min and median are printed, with the median's ratio to its floor.
@@ -144,17 +146,23 @@ const serviceEnv = (dataRoot: string, port: number) => ({
 })
 
 const STACK_FLOOR = "floor: HttpApi server on the same stack"
+const API_FLOOR = "floor: the same, with the service's API definition evaluated"
 
-const round = async (scratch: string, stackFloor: string, run: number) => {
+/** The stack's floor servers by their rows, each a launcher bundled for this run. */
+type StackFloors = ReadonlyArray<readonly [row: string, launcher: string]>
+
+const round = async (scratch: string, stackFloors: StackFloors, run: number) => {
   record("floor: node -e 1", await toExit(["-e", "1"]))
   const barePort = await freePort()
   const bare = await untilAnswering(["-e", BARE_SERVER], { PORT: String(barePort) }, barePort, "/")
   record("floor: bare node:http", bare.ms)
   await stop(bare.child)
-  const stackPort = await freePort()
-  const stack = await untilAnswering([stackFloor], { SERVICE_PORT: String(stackPort) }, stackPort, "/health")
-  record(STACK_FLOOR, stack.ms)
-  await stop(stack.child)
+  for (const [row, launcher] of stackFloors) {
+    const stackPort = await freePort()
+    const stack = await untilAnswering([launcher], { SERVICE_PORT: String(stackPort) }, stackPort, "/health")
+    record(row, stack.ms)
+    await stop(stack.child)
+  }
   for (const tree of trees) {
     const dist = (file: string) => NodePath.join(tree.root, "dist", file)
     const port = await freePort()
@@ -192,9 +200,12 @@ const main = async () => {
   for (const tree of trees) ensureBuilt(tree)
   const scratch = NodeFs.mkdtempSync(NodePath.join(NodeOs.tmpdir(), "bench-startup-"))
   try {
-    const stackFloor = await bundleFloorServer("effectServer", scratch)
+    const stackFloors: StackFloors = [
+      [STACK_FLOOR, await bundleFloorServer("effectServer", scratch)],
+      [API_FLOOR, await bundleFloorServer("apiDefinitionServer", scratch)]
+    ]
     for (let run = 0; run < RUNS; run++) {
-      await round(scratch, stackFloor, run)
+      await round(scratch, stackFloors, run)
       process.stderr.write(`round ${run + 1}/${RUNS}\n`)
     }
   } finally {
@@ -205,10 +216,12 @@ const main = async () => {
     const values = samples.get(floor) ?? []
     rows.push([floor, "", `${min(values).toFixed(0)} ms`, `${median(values).toFixed(0)} ms`, "1.00×", ""])
   }
-  // The stack's floor, as a ratio to the bare server: how much of the server's target it takes itself.
-  const stackValues = samples.get(STACK_FLOOR) ?? []
-  const stackRatio = median(stackValues) / median(samples.get("floor: bare node:http") ?? [])
-  rows.push([STACK_FLOOR, "", `${min(stackValues).toFixed(0)} ms`, `${median(stackValues).toFixed(0)} ms`, `${stackRatio.toFixed(2)}× bare node:http`, ""])
+  // The stack's floors, as ratios to the bare server: how much of the server's target they take themselves.
+  for (const floor of [STACK_FLOOR, API_FLOOR]) {
+    const values = samples.get(floor) ?? []
+    const ratio = median(values) / median(samples.get("floor: bare node:http") ?? [])
+    rows.push([floor, "", `${min(values).toFixed(0)} ms`, `${median(values).toFixed(0)} ms`, `${ratio.toFixed(2)}× bare node:http`, ""])
+  }
   for (const { measure, floor, target } of MEASURES) {
     for (const tree of trees) {
       const values = samples.get(`${tree.name}: ${measure}`) ?? []

@@ -7,12 +7,15 @@ import { bundleOptions, launcherSource } from "../../build/bundleOptions.mjs"
 /** The checkout these scripts belong to, whichever directory a benchmark runs from. */
 const ROOT = NodePath.resolve(import.meta.dirname, "../../..")
 
+/** The floor servers under scripts/bench/floor. */
+export type FloorServer = "effectServer" | "apiDefinitionServer" | "nodeServer"
+
 /**
  * A floor server under scripts/bench/floor, bundled into `directory` exactly as the service's
  * programs are and started the same way, by a launcher running it with the code cache of this
  * checkout's build (dist/boot/codeCache.js): the path of its launcher.
  */
-export const bundleFloorServer = async (name: "effectServer" | "nodeServer", directory: string) => {
+export const bundleFloorServer = async (name: FloorServer, directory: string) => {
   const outdir = NodePath.join(directory, `floor-${name}`)
   await esbuild.build({ ...bundleOptions(ROOT), entryPoints: { [name]: NodePath.join(ROOT, "scripts/bench/floor", `${name}.ts`) }, outdir })
   const launcher = NodePath.join(outdir, `${name}.mjs`)
