@@ -198,7 +198,7 @@ export class AdminApi extends HttpApiGroup.make("admin")
       .annotate(OpenApi.Summary, "The rolling request log, newest first: route templates, status, latency, key name; never bodies")
       .annotate(
         OpenApi.Description,
-        "Every failed request and every successful one except /health, newest first, by route template, with the key that made it; never a body, header or query string. SERVICE_REQUEST_LOG_MAX rows are kept (0: none are written). A request is listed once its response is sent."
+        "Every failed request and every successful one except /health and the console's pages, newest first, by route template, with the key that made it; never a body, header or query string. SERVICE_REQUEST_LOG_MAX rows are kept (0: none are written). A request is listed once its response is sent by the replica that served it, by the others within SERVICE_REQUEST_LOG_FLUSH_MS."
       )
   )
   .add(

@@ -5,12 +5,12 @@ import type { RequestLogRow } from "../../domain/records.js"
 import { utcTimestamp } from "../../util/timestamps.js"
 
 /** Successful requests to these paths are not worth a row: liveness probes and static pages. */
-const QUIET = (path: string) => path === "/health" || path === "/favicon.ico" || path === "/console" || path.startsWith("/console/")
+const QUIET = (path: string) => path === "/health" || path === "/console" || path.startsWith("/console/")
 
 /**
  * The rolling request log in the control plane: every failed request and every successful one
- * but liveness probes, capped at SERVICE_REQUEST_LOG_MAX rows (0 writes nothing). Never the body,
- * headers or query string.
+ * but liveness probes and console pages, capped at SERVICE_REQUEST_LOG_MAX rows (0 writes
+ * nothing). Never the body, headers or query string.
  *
  * A row is kept in memory when its response leaves (http/requestContext.ts) and written with the
  * others of the next SERVICE_REQUEST_LOG_FLUSH_MS (200 ms by default) in one transaction, off the responses' path. Reading
