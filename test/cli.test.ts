@@ -143,6 +143,16 @@ describe("memory-service CLI", () => {
       const events = yield* client.events.list({ urlParams: { user_id: "bob", offset: 0, limit: 50 } })
       expect(events.events.map((e) => e.session_id).sort()).toEqual(["s1", "s2", "s3"])
     }), 180_000)
+
+  it.effect("reads a blank SERVICE_API_URL as unset, as the server reads its variables: the default URL", () =>
+    Effect.gen(function*() {
+      for (const blank of ["", "  "]) {
+        const run = yield* runCli(["stats"], { env: { SERVICE_API_URL: blank, SERVICE_API_KEY: API_KEY } })
+        // Whatever answers on the default port (most often nothing), the call went there.
+        expect(run.stderr, blank).not.toContain("Invalid URL")
+        if (run.code !== 0) expect(run.stderr, blank).toContain("http://127.0.0.1:8000/v1/admin/stats")
+      }
+    }), 60_000)
 })
 
 describe("memory-service CLI with an LLM", () => {

@@ -1,12 +1,17 @@
 import { Args, Options } from "@effect/cli"
-import { Config, Option } from "effect"
+import { Config, ConfigError, Either, Option } from "effect"
 
 const DEFAULT_API_URL = "http://127.0.0.1:8000"
+
+/** A variable as set in the environment, a blank one read as unset (as the server reads its own). */
+const setVariable = (name: string) =>
+  Config.string(name).pipe(Config.mapOrFail((value) =>
+    value.trim() === "" ? Either.left(ConfigError.MissingData([name], `${name} is blank`)) : Either.right(value)))
 
 /** Where the service is and the key to use: flags first, then the environment. */
 export const connection = {
   apiUrl: Options.text("api-url").pipe(
-    Options.withFallbackConfig(Config.string("SERVICE_API_URL").pipe(Config.withDefault(DEFAULT_API_URL))),
+    Options.withFallbackConfig(setVariable("SERVICE_API_URL").pipe(Config.withDefault(DEFAULT_API_URL))),
     Options.withDescription("Base URL of the service (env SERVICE_API_URL, default http://127.0.0.1:8000)")
   ),
   apiKey: Options.redacted("api-key").pipe(
