@@ -8,7 +8,7 @@ import { queryInt } from "./validation.js"
  */
 
 const USER_ID =
-  "The user whose memory this is: 1–128 characters of A–Z a–z 0–9 . _ -, starting with a letter or digit (else 400 invalid_scope). Each user has a store of their own, and users are kept apart by this id, not by API keys."
+  "The user whose memory this is: 1–128 characters (else 422 validation_error) of A–Z a–z 0–9 . _ -, starting with a letter or digit (else 400 invalid_scope). Each user has a store of their own, and users are kept apart by this id, not by API keys."
 
 /** The user a request acts on. */
 export const UserId = boundedText(1, 128).annotations({ description: USER_ID })
