@@ -153,6 +153,31 @@ describe("one user's export and import", () => {
       }
     }), { timeout: 120_000 })
 
+  it.scopedLive("refuses text no store keeps, content over a turn's limit and keys longer than the indexes take: 422 naming the line, nothing loaded", () =>
+    Effect.gen(function*() {
+      const stub = yield* providerStub("openai")
+      const { baseUrl } = yield* serverOn(stub, "suite")
+      yield* sendJson(`${baseUrl}/v1/memories`, { user_id: SOURCE, infer: false, async_mode: false, session_id: "tea", messages: [{ content: "I like tea." }] })
+      const lines = (yield* exportOf(baseUrl, SOURCE, false)).text.trim().split("\n")
+      const session = lines.findIndex((line) => line.includes(`"type":"session"`))
+      const turn = lines.findIndex((line) => line.includes(`"type":"turn"`))
+      const withContent = (content: string) => lines.map((line, i) => i === turn ? line.replace(`"content":"I like tea."`, `"content":${JSON.stringify(content)}`) : line)
+      const cases: ReadonlyArray<readonly [Array<string>, number, RegExp]> = [
+        // Escaped in the JSON as \u0000 and \ud800, as any JSON writer sends them.
+        [withContent("I like\u0000 tea."), turn + 1, /content holds a NUL character/],
+        [withContent("I like \ud800 tea."), turn + 1, /content holds a lone UTF-16 surrogate/],
+        [withContent("a".repeat(524_289)), turn + 1, /content has more than 524288 bytes/],
+        [lines.map((line) => line.replaceAll(`"tea"`, `"${"t".repeat(600)}"`)), session + 1, /session_id has 600 characters, more than the 512/],
+        [lines.map((line, i) => i === turn ? line.replace(/"turn_id":"[^"]*"/, `"turn_id":"${"x".repeat(3000)}"`) : line), turn + 1, /turn_id has 3000 characters/]
+      ]
+      for (const [body, line, message] of cases) {
+        const refused = yield* importInto(baseUrl, MOVED, body.join("\n"))
+        expect({ status: refused.status, body: refused.body }, String(message)).toMatchObject({ status: 422, body: { code: "validation_error", details: { line } } })
+        expect((refused.body as { message: string }).message).toMatch(message)
+        expect((yield* exportOf(baseUrl, MOVED)).status).toBe(404)
+      }
+    }), { timeout: 120_000 })
+
   it.scopedLive("memory-service export writes the JSON Lines to stdout; import-user loads the file into another deployment", () =>
     Effect.gen(function*() {
       const stub = yield* providerStub("openai")

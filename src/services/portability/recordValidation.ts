@@ -1,6 +1,7 @@
 import { Either, Schema } from "effect"
 import { fieldErrorLine } from "../../api/fieldErrors.js"
 import { emptyTables, type RowBatch, snapshotBatches } from "../../storage/transfer/records.js"
+import { refusedText } from "./importedText.js"
 import { EndRecord, EXPORTED_TABLES, type ExportedTable, type HeaderRecord, RECORD_SCHEMAS, RECORD_TYPES, vectorFromBase64 } from "./exportFormat.js"
 
 /** A line of an import that is not a valid record where it stands. */
@@ -133,7 +134,8 @@ export const makeRecordValidation = (header: HeaderRecord) => {
     const at = EXPORTED_TABLES.indexOf(table)
     if (at < rank) return `a ${type} record after the ${RECORD_TYPES[EXPORTED_TABLES[rank]!]} records: records go in the export's order`
     rank = at
-    return gather(table, { ...value })
+    const columns: Record<string, unknown> = { ...value }
+    return refusedText(columns) ?? gather(table, columns)
   }
 
   /** Why the export is not whole, if it is not: it ends with its end record. */
