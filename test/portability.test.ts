@@ -178,6 +178,52 @@ describe("one user's export and import", () => {
       }
     }), { timeout: 120_000 })
 
+  it.scopedLive("reads a body only when it is declared as JSON lines in UTF-8: a page of any origin cannot send one without a preflight", () =>
+    Effect.gen(function*() {
+      const stub = yield* providerStub("openai")
+      const { baseUrl } = yield* serverOn(stub, "suite")
+      yield* sendJson(`${baseUrl}/v1/memories`, { user_id: SOURCE, infer: false, async_mode: false, messages: [{ content: "I like tea." }] })
+      const body = (yield* exportOf(baseUrl, SOURCE, false)).text
+      const send = (contentType: string | undefined) =>
+        rawFetch(`${baseUrl}/v1/import?user_id=${MOVED}`, {
+          method: "POST",
+          headers: { ...authHeaders(), ...(contentType === undefined ? {} : { "content-type": contentType }) },
+          // A Blob without a type is sent with no Content-Type at all, as a browser sends it.
+          body: contentType === undefined ? new Blob([body]) : body
+        })
+      const refusals: ReadonlyArray<readonly [string | undefined, string]> = [
+        [undefined, "the body has no Content-Type; send it as application/x-ndjson"],
+        ["text/plain", "the body is text/plain; send it as application/x-ndjson"],
+        ["application/x-www-form-urlencoded", "the body is application/x-www-form-urlencoded; send it as application/x-ndjson"],
+        ["application/x-ndjson; charset=latin1", "the body is declared in latin1; JSON is read only in utf-8"]
+      ]
+      for (const [contentType, reason] of refusals) {
+        const refused = yield* send(contentType)
+        expect({ status: refused.status, body: refused.body }, String(contentType)).toEqual({
+          status: 422,
+          body: {
+            code: "validation_error",
+            message: "request failed schema validation",
+            details: {
+              errors: [{
+                type: "model_attributes_type",
+                loc: ["body"],
+                msg: `Input should be JSON lines: ${reason}`,
+                input: "",
+                ctx: { content_type: contentType ?? null, expected: "application/x-ndjson" }
+              }]
+            }
+          }
+        })
+        expect((yield* exportOf(baseUrl, MOVED)).status).toBe(404)
+      }
+      for (const contentType of ["application/jsonl", "application/json; charset=UTF-8"]) {
+        const user = `${MOVED}-${contentType.length}`
+        const loaded = yield* rawFetch(`${baseUrl}/v1/import?user_id=${user}`, { method: "POST", headers: { ...authHeaders(), "content-type": contentType }, body })
+        expect({ contentType, status: loaded.status }).toEqual({ contentType, status: 201 })
+      }
+    }), { timeout: 120_000 })
+
   it.scopedLive("memory-service export writes the JSON Lines to stdout; import-user loads the file into another deployment", () =>
     Effect.gen(function*() {
       const stub = yield* providerStub("openai")

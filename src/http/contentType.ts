@@ -1,14 +1,26 @@
 import { HttpServerError, type HttpServerRequest } from "@effect/platform"
 import { Data, Effect, Option } from "effect"
 
-/** A body whose declared media type the API does not read as JSON; `contentType` is none when none was declared. */
+/** What a route reads its body as: the media types it takes, and the one it asks for. */
+export interface BodyMediaType {
+  readonly pattern: RegExp
+  readonly expected: string
+  /** What the body is, as a refusal names it. */
+  readonly reads: string
+}
+
+/** `application/json`, or a structured `+json` type (RFC 6839): merge-patch+json, vnd.api+json, … */
+const JSON_BODY: BodyMediaType = { pattern: /^application\/(?:json|[a-z0-9!#$&^_.-]+\+json)$/, expected: "application/json", reads: "a JSON object" }
+
+/** An export, one JSON record a line, under the names JSON lines go by (or as JSON). */
+export const JSON_LINES_BODY: BodyMediaType = { pattern: /^application\/(?:x-ndjson|jsonl|x-jsonlines|json)$/, expected: "application/x-ndjson", reads: "JSON lines" }
+
+/** A body whose declared media type its route does not read; `contentType` is none when none was declared. */
 export class UnreadableMediaType extends Data.TaggedError("UnreadableMediaType")<{
   readonly contentType: string | null
   readonly message: string
+  readonly accepted: BodyMediaType
 }> {}
-
-// `application/json`, or a structured `+json` type (RFC 6839): merge-patch+json, vnd.api+json, …
-const JSON_MEDIA_TYPE = /^application\/(?:json|[a-z0-9!#$&^_.-]+\+json)$/
 
 const unquoted = (value: string) => value.replace(/^"(.*)"$/, "$1")
 
@@ -16,17 +28,16 @@ const unquoted = (value: string) => value.replace(/^"(.*)"$/, "$1")
  * Why a body declared with this Content-Type is not read, if it is not. JSON is UTF-8 (RFC 8259),
  * so a charset other than UTF-8 is refused rather than misread. A missing type is refused too:
  * a browser sends a body without one (a Blob) to any origin without a CORS preflight, so reading
- * it as JSON would let any web page write to a service that runs without authentication.
+ * it would let any web page write to a service that runs without authentication.
  */
-const refusedMediaType = (declared: string | undefined): Option.Option<string> => {
-  if (declared === undefined || declared.trim() === "") {
-    return Option.some("the body has no Content-Type; send it as application/json")
-  }
+export const refusedMediaType = (declared: string | undefined, accepted: BodyMediaType = JSON_BODY): Option.Option<UnreadableMediaType> => {
+  const refused = (message: string) => Option.some(new UnreadableMediaType({ contentType: declared ?? null, message, accepted }))
+  if (declared === undefined || declared.trim() === "") return refused(`the body has no Content-Type; send it as ${accepted.expected}`)
   const [type = "", ...parameters] = declared.toLowerCase().split(";").map((part) => part.trim())
-  if (!JSON_MEDIA_TYPE.test(type)) return Option.some(`the body is ${type}; send it as application/json`)
+  if (!accepted.pattern.test(type)) return refused(`the body is ${type}; send it as ${accepted.expected}`)
   const charset = parameters.find((parameter) => parameter.startsWith("charset="))
   const encoding = charset === undefined ? "utf-8" : unquoted(charset.slice("charset=".length))
-  return encoding === "utf-8" ? Option.none() : Option.some(`the body is declared in ${encoding}; JSON is read only in utf-8`)
+  return encoding === "utf-8" ? Option.none() : refused(`the body is declared in ${encoding}; JSON is read only in utf-8`)
 }
 
 /**
@@ -51,14 +62,7 @@ export const jsonBodyOnly = (
         Effect.flatMap(request.text, (text) =>
           text === "" ? Effect.succeed(null) : Option.match(refusal, {
             onNone: () => readJson(request),
-            onSome: (message) =>
-              Effect.fail(
-                new HttpServerError.RequestError({
-                  request,
-                  reason: "Decode",
-                  cause: new UnreadableMediaType({ contentType: declared ?? null, message })
-                })
-              )
+            onSome: (cause) => Effect.fail(new HttpServerError.RequestError({ request, reason: "Decode", cause }))
           }))
     }
   }) as HttpServerRequest.HttpServerRequest

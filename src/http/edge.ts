@@ -36,7 +36,8 @@ export const edgeLayer = (options: { readonly maxBodyBytes: number; readonly max
       const declared = request.headers["content-length"]
       if (declared !== undefined && Number(declared) > limit) return errorResponse(payloadTooLarge(limit))
       return yield* app.pipe(
-        Effect.provideService(HttpServerRequest.HttpServerRequest, jsonBodyOnly(request, jsonWithinDepth)),
+        // An import reads its own body, as JSON lines, and checks its media type itself.
+        Effect.provideService(HttpServerRequest.HttpServerRequest, streamed ? request : jsonBodyOnly(request, jsonWithinDepth)),
         HttpIncomingMessage.withMaxBodySize(streamed ? Option.none() : Option.some(options.maxBodyBytes)),
         Effect.catchAllCause(handleFailure(options.maxBodyBytes))
       )

@@ -23,16 +23,16 @@ const jsonErrorOffset = (text: string) => {
 }
 
 /**
- * A body of a media type the API does not read: not an object, as the contract reports any body
- * not sent as JSON, with what was declared.
+ * A body of a media type its route does not read: not what the route reads (an object, as the
+ * contract reports any body not sent as JSON), with what was declared.
  */
-const notJson = (refused: UnreadableMediaType, text: string) =>
+export const unreadableBody = (refused: UnreadableMediaType, text: string) =>
   validationFailed([{
     type: "model_attributes_type",
     loc: ["body"],
-    msg: `Input should be a JSON object: ${refused.message}`,
+    msg: `Input should be ${refused.accepted.reads}: ${refused.message}`,
     input: text,
-    ctx: { content_type: refused.contentType, expected: "application/json" }
+    ctx: { content_type: refused.contentType, expected: refused.accepted.expected }
   }])
 
 /** The body could not be read: over the size limit, not of a JSON media type, or not JSON. */
@@ -41,7 +41,7 @@ export const fromRequestError = (error: HttpServerError.RequestError, maxBodyByt
     const cause = String(error.cause ?? error.description ?? "")
     if (cause.includes("maxBytes exceeded")) return payloadTooLarge(maxBodyBytes)
     const text = yield* Effect.orElseSucceed(error.request.text, () => "")
-    if (error.cause instanceof UnreadableMediaType) return notJson(error.cause, text)
+    if (error.cause instanceof UnreadableMediaType) return unreadableBody(error.cause, text)
     return validationFailed([{
       type: "json_invalid",
       loc: ["body", jsonErrorOffset(text)],
