@@ -88,6 +88,26 @@ describe("POST /v1/memories with infer=true", () => {
       expect(history[0]).toMatchObject({ reason: "3 turns stored, 2 facts extracted" })
     }))
 
+  it.scoped("an entity name longer than 200 characters is left out, its fact kept with its other entities, on either backend", () =>
+    Effect.gen(function*() {
+      const server = yield* serverWithLlm
+      // The stub names an entity after a run of capitalised words: here one of about 3,000 characters,
+      // varied enough that PostgreSQL cannot compress its index entries under their 2704 bytes.
+      let seed = 7
+      const letter = () => String.fromCharCode(97 + ((seed = (seed * 1103515245 + 12345) % 2147483648) % 26))
+      const longName = Array.from({ length: 300 }, () => `Z${Array.from({ length: 8 }, letter).join("")}`).join(" ")
+      const response = yield* ingest(server.baseUrl, { session_id: "long", messages: [{ content: `I visited ${longName} with my sister.` }] })
+      expect(response.status).toBe(200)
+      expect(response.body).toMatchObject({ facts_extracted: 1 })
+      const [fact] = yield* memories(server.baseUrl)
+      expect(fact!.content).toContain(longName)
+      const rows = userRows(server)
+      expect(yield* rows.select("alice", "fact_entity_roles", { columns: ["entity_id", "role"], where: { fact_id: fact!.id }, orderBy: "entity_id" }))
+        .toEqual([{ entity_id: "entity_user", role: "subject" }])
+      const names = (yield* rows.select("alice", "entities", { columns: ["name"] })).map((entity) => String(entity.name))
+      expect(names.filter((name) => name.length > 200)).toEqual([])
+    }))
+
   it.scoped("a later session that changes a fact supersedes it, with a reason naming the session", () =>
     Effect.gen(function*() {
       const { baseUrl } = yield* serverWithLlm

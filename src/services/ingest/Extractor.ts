@@ -23,6 +23,13 @@ const PRECISION: ReadonlyArray<readonly [RegExp, CleanFact["timePrecision"]]> = 
   [/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}$/, "minute"]
 ]
 
+/**
+ * The longest entity name kept. A name is part of its entity's id, which PostgreSQL keeps in
+ * B-tree indexes whose entries cannot pass 2704 bytes; no name of a person, place or thing comes
+ * near it, and a longer one (a model led astray by what it read) is left out, its fact kept.
+ */
+const MAX_ENTITY_NAME = 200
+
 const clean = (fact: ExtractedFact, turnCount: number): CleanFact | undefined => {
   const statement = fact.statement.replace(/\s+/g, " ").trim()
   if (statement === "") return undefined
@@ -35,7 +42,8 @@ const clean = (fact: ExtractedFact, turnCount: number): CleanFact | undefined =>
     occurred: precision === null ? null : occurred,
     timePrecision: precision,
     turns: [...new Set(fact.source_turns.filter((turn) => turn >= 1 && turn <= turnCount))],
-    entities: fact.entities.map((entity) => ({ name: entity.name.trim(), role: entity.role })).filter((entity) => entity.name !== ""),
+    entities: fact.entities.map((entity) => ({ name: entity.name.trim(), role: entity.role }))
+      .filter((entity) => entity.name !== "" && entity.name.length <= MAX_ENTITY_NAME),
     predicate: fact.predicate.trim().toLowerCase().replace(/[^a-z0-9]+/g, "_").replace(/^_|_$/g, "")
   }
 }
