@@ -68,6 +68,20 @@ describe("POST /v1/memories with infer=false", () => {
       ])
     }))
 
+  it.scoped("a request of 5,000 turns is stored whole, positions in order: more rows than one PostgreSQL statement binds", () =>
+    Effect.gen(function*() {
+      const server = yield* startServer()
+      const messages = Array.from({ length: 5_000 }, (_, i) => ({ content: `note ${i}` }))
+      const stored = yield* post(server.baseUrl, { user_id: "u", session_id: "s", infer: false, async_mode: false, messages })
+      expect({ status: stored.status, body: stored.body }).toEqual({ status: 200, body: { session_id: "s", facts_extracted: 0, spans_written: 5_000, turns_written: 5_000 } })
+      const turns = yield* userRows(server).select("u", "turns", { columns: ["turn_id", "position", "content"], orderBy: "seq" })
+      expect(turns).toHaveLength(5_000)
+      expect(turns.every((turn, i) => turn.position === i + 1 && turn.turn_id === `s_turn_${i + 1}` && turn.content === `note ${i}`)).toBe(true)
+      expect(yield* userRows(server).select("u", "spans", { columns: ["span_id"] })).toHaveLength(5_000)
+      const found = yield* sendJson(`${server.baseUrl}/v1/search`, { user_id: "u", query: "note 4999" })
+      expect((found.body as { hits: Array<{ content: string }> }).hits.map((hit) => hit.content)).toContain("note 4999")
+    }), 120_000)
+
   it.scoped("stamps the scope keys on the turns; an empty key means unset", () =>
     Effect.gen(function*() {
       const server = yield* startServer()

@@ -31,6 +31,18 @@ export const inList = (sql: SqlClient.SqlClient, column: string, values: Readonl
 /** Keys per statement: PostgreSQL binds at most 65,535 parameters in one. */
 const KEYS_PER_STATEMENT = 5_000
 
-/** The rows of a statement over many keys, one statement per part of them (none for no keys). */
-export const byParts = <K, Row, E>(keys: ReadonlyArray<K>, query: (part: ReadonlyArray<K>) => Effect.Effect<ReadonlyArray<Row>, E>) =>
-  Effect.map(Effect.forEach(chunks(keys, KEYS_PER_STATEMENT), query), (parts) => parts.flat())
+/**
+ * Rows per INSERT: each binds one parameter per column (a turn with its span fifteen, a memory
+ * about twenty), within the 65,535 PostgreSQL binds in one statement.
+ */
+export const ROWS_PER_INSERT = 1_000
+
+/**
+ * The rows of a statement over many keys, or of an INSERT of many rows, one statement per part of
+ * them (none for no keys).
+ */
+export const byParts = <K, Row, E>(
+  keys: ReadonlyArray<K>,
+  query: (part: ReadonlyArray<K>) => Effect.Effect<ReadonlyArray<Row>, E>,
+  partSize = KEYS_PER_STATEMENT
+) => Effect.map(Effect.forEach(chunks(keys, partSize), query), (parts) => parts.flat())

@@ -9,7 +9,7 @@ import { edgeRowValues, edgeTypeOfRole, entityLinks, eventRowValues, factRowValu
 import { planTargets, type SessionWrite, type SessionWritten, settleSession } from "../../sessionWrite.js"
 import { UserPostings } from "./postings.js"
 import { UserReads } from "./reads.js"
-import { vectorText } from "./rows.js"
+import { byParts, ROWS_PER_INSERT, vectorText } from "./rows.js"
 
 /** The tables that hold a user's data, each keyed by user_id first. */
 const USER_TABLES = [
@@ -76,24 +76,26 @@ export const UserWrites = (sql: SqlClient.SqlClient, userId: string) => {
         created_at: now
       }))
       // Each turn's span beside the turns, in their statement.
-      const spans = sql`spans_written AS (INSERT INTO spans ${
-        sql.insert(rows.map((row) => ({ user_id: userId, span_id: spanId(write.sessionId, row.position), turn_id: row.turn_id, start_offset: 0, end_offset: row.content.length })))
+      const spansOf = (part: ReadonlyArray<(typeof rows)[number]>) => sql`spans_written AS (INSERT INTO spans ${
+        sql.insert(part.map((row) => ({ user_id: userId, span_id: spanId(write.sessionId, row.position), turn_id: row.turn_id, start_offset: 0, end_offset: row.content.length })))
       })`
-      const inserted = yield* postings.insert<{ readonly position: number }>("turns", sql`INSERT INTO turns ${sql.insert(rows)}`, "position", [spans])
+      const inserted = yield* byParts(rows, (part) =>
+        postings.insert<{ readonly position: number }>("turns", sql`INSERT INTO turns ${sql.insert(part)}`, "position", [spansOf(part)]), ROWS_PER_INSERT)
       return { firstPosition: first, seqs: [...inserted].sort((a, b) => a.position - b.position).map((row) => row.seq) }
     })
 
   const insertFacts = (facts: ReadonlyArray<NewFact>, now: string, epochSeconds: number) =>
     Effect.gen(function*() {
       if (facts.length === 0) return [] as ReadonlyArray<number>
-      const inserted = yield* postings.insert<{ readonly fact_id: string }>(
-        "facts",
-        sql`INSERT INTO facts ${sql.insert(facts.map((fact) => ({ user_id: userId, ...factRowValues(fact, now) })))}`,
-        "fact_id"
-      )
+      const inserted = yield* byParts(facts, (part) =>
+        postings.insert<{ readonly fact_id: string }>(
+          "facts",
+          sql`INSERT INTO facts ${sql.insert(part.map((fact) => ({ user_id: userId, ...factRowValues(fact, now) })))}`,
+          "fact_id"
+        ), ROWS_PER_INSERT)
       const seqs = new Map(inserted.map((row) => [row.fact_id, row.seq]))
       const sources = facts.flatMap((fact) => [...new Set(fact.spanIds)].map((span) => ({ user_id: userId, fact_id: fact.factId, span_id: span })))
-      if (sources.length > 0) yield* sql`INSERT INTO fact_sources ${sql.insert(sources)} ON CONFLICT DO NOTHING`
+      yield* byParts(sources, (part) => sql`INSERT INTO fact_sources ${sql.insert(part)} ON CONFLICT DO NOTHING`, ROWS_PER_INSERT)
       const links = facts.map((fact) => ({ fact, ...entityLinks(fact) }))
       // One row per entity: its first name, stale when any fact naming it marks profiles stale.
       const entities = new Map<string, { user_id: string; entity_id: string; name: string; normalized_name: string; profile_stale: boolean; updated_at: string }>()
@@ -108,12 +110,11 @@ export const UserWrites = (sql: SqlClient.SqlClient, userId: string) => {
       const roles = links.flatMap(({ fact, roles: named }) => named.map((entity) => ({ user_id: userId, fact_id: fact.factId, entity_id: entityId(entity.name), role: entity.role })))
       const edges = links.flatMap(({ entities: named, fact }) =>
         [...named].map(([id, { role }]) => edge(fact.factId, id, edgeTypeOfRole(role), fact.predicate === "" ? null : fact.predicate, epochSeconds)))
-      if (entities.size > 0) {
-        yield* sql`INSERT INTO entities ${sql.insert([...entities.values()])}
-                   ON CONFLICT (user_id, entity_id) DO UPDATE SET profile_stale = entities.profile_stale OR excluded.profile_stale, updated_at = excluded.updated_at`
-      }
-      if (roles.length > 0) yield* sql`INSERT INTO fact_entity_roles ${sql.insert(roles)} ON CONFLICT DO NOTHING`
-      if (edges.length > 0) yield* sql`INSERT INTO edges ${sql.insert(edges)}`
+      yield* byParts([...entities.values()], (part) =>
+        sql`INSERT INTO entities ${sql.insert(part)}
+            ON CONFLICT (user_id, entity_id) DO UPDATE SET profile_stale = entities.profile_stale OR excluded.profile_stale, updated_at = excluded.updated_at`, ROWS_PER_INSERT)
+      yield* byParts(roles, (part) => sql`INSERT INTO fact_entity_roles ${sql.insert(part)} ON CONFLICT DO NOTHING`, ROWS_PER_INSERT)
+      yield* byParts(edges, (part) => sql`INSERT INTO edges ${sql.insert(part)}`, ROWS_PER_INSERT)
       return facts.map((fact) => seqs.get(fact.factId)!)
     })
 
@@ -136,9 +137,9 @@ export const UserWrites = (sql: SqlClient.SqlClient, userId: string) => {
     })
 
   const insertEvents = (events: ReadonlyArray<NewEvent>, audit: AuditContext, ts: string) =>
-    events.length === 0 ? Effect.void : sql`INSERT INTO events ${
-      sql.insert(events.map((event) => ({ user_id: userId, ...eventRowValues(event, audit, ts) })))
-    }`.pipe(Effect.asVoid)
+    Effect.asVoid(byParts(events, (part) => sql`INSERT INTO events ${
+      sql.insert(part.map((event) => ({ user_id: userId, ...eventRowValues(event, audit, ts) })))
+    }`, ROWS_PER_INSERT))
 
   /**
    * Stores vectors of rows just written. The user's vector space is set by the first vectors
