@@ -165,6 +165,12 @@ describe("one user's export and import", () => {
       const lines = text.trim().split("\n")
       const session = lines.findIndex((line) => line.includes(`"type":"session"`))
       const turn = lines.findIndex((line) => line.includes(`"type":"turn"`))
+      const span = lines.findIndex((line) => line.includes(`"type":"span"`))
+      // A memory written by hand, with one number as the test spells it.
+      const factWith = (number: string) =>
+        `{"type":"fact","seq":1,"fact_id":"fact_1","content":"Tea.","kind":"preference","status":"active","session_id":"tea","occurred_at":null,` +
+        `"valid_from":null,"valid_until":null,${number},"metadata":{},"agent_id":null,"run_id":null,"project_id":null,"superseded_by":null,` +
+        `"created_at":"2026-11-27T00:00:00.000000+00:00","updated_at":"2026-11-27T00:00:00.000000+00:00"}`
       const withContent = (content: string) => lines.map((line, i) => i === turn ? line.replace(`"content":"I like tea."`, `"content":${JSON.stringify(content)}`) : line)
       const cases: ReadonlyArray<readonly [Array<string>, number, RegExp]> = [
         // Escaped in the JSON as \u0000 and \ud800, as any JSON writer sends them.
@@ -172,7 +178,11 @@ describe("one user's export and import", () => {
         [withContent("I like \ud800 tea."), turn + 1, /content holds a lone UTF-16 surrogate/],
         [withContent("a".repeat(524_289)), turn + 1, /content has more than 524288 bytes/],
         [lines.map((line) => line.replaceAll(`"tea"`, `"${"t".repeat(600)}"`)), session + 1, /session_id has 600 characters, more than the 512/],
-        [lines.map((line, i) => i === turn ? line.replace(/"turn_id":"[^"]*"/, `"turn_id":"${"x".repeat(3000)}"`) : line), turn + 1, /turn_id has 3000 characters/]
+        [lines.map((line, i) => i === turn ? line.replace(/"turn_id":"[^"]*"/, `"turn_id":"${"x".repeat(3000)}"`) : line), turn + 1, /turn_id has 3000 characters/],
+        // Numbers PostgreSQL's integer, or any store alike, does not hold.
+        [lines.map((line, i) => i === turn ? line.replace(/"position":\d+/, `"position":2147483648`) : line), turn + 1, /position/],
+        [lines.map((line, i) => i === span ? line.replace(/"end_offset":\d+/, `"end_offset":3000000000`) : line), span + 1, /end_offset/],
+        [[...lines.slice(0, span + 1), factWith(`"confidence":1e999`), ...lines.slice(span + 1, -1), `{"type":"end","records":${lines.length - 1}}`], span + 2, /confidence/]
       ]
       yield* expectRefusedLines(baseUrl, cases)
     }), { timeout: 120_000 })

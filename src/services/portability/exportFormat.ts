@@ -41,7 +41,11 @@ export type ExportedRow<T extends ExportedTable> = Omit<UserRow<T>, "embedding" 
 const Text = Schema.String
 const NullableText = Schema.NullOr(Schema.String)
 const Seq = Schema.Int.pipe(Schema.positive())
-const Count = Schema.Int.pipe(Schema.nonNegative())
+/** PostgreSQL's `integer`, which holds a turn's position and a span's offsets. */
+const INTEGER_MAX = 2_147_483_647
+const Offset = Schema.Int.pipe(Schema.between(0, INTEGER_MAX))
+/** A turn's position, with room for the turns a session goes on with (each the last one's plus one). */
+const Position = Schema.Int.pipe(Schema.between(0, 1_000_000_000))
 
 /** A JSON object kept as text by the stores, exported as the object. */
 const JsonObjectText = Schema.transform(Schema.Record({ key: Schema.String, value: Schema.Unknown }), Schema.String, {
@@ -71,20 +75,23 @@ export type HeaderRecord = typeof HeaderRecord.Type
 export const EndRecord = Schema.Struct({ type: Schema.Literal("end"), records: Schema.Int.pipe(Schema.nonNegative()) })
 export type EndRecord = typeof EndRecord.Type
 
-/** Each table's columns as exported (the record's `type` and a row's `vector` aside). */
+/**
+ * Each table's columns as exported (the record's `type` and a row's `vector` aside). Numbers are
+ * finite: JSON's 1e999 parses as Infinity, which the stores do not keep alike.
+ */
 export const RECORD_SCHEMAS = {
   sessions: Schema.Struct({ session_id: Text, session_time: NullableText, created_at: Text }),
   turns: Schema.Struct({
     seq: Seq,
     turn_id: Text,
     session_id: Text,
-    position: Count,
+    position: Position,
     role: Text,
     content: Text,
     ...scope,
     created_at: Text
   }),
-  spans: Schema.Struct({ span_id: Text, turn_id: Text, start_offset: Count, end_offset: Count }),
+  spans: Schema.Struct({ span_id: Text, turn_id: Text, start_offset: Offset, end_offset: Offset }),
   facts: Schema.Struct({
     seq: Seq,
     fact_id: Text,
@@ -95,7 +102,7 @@ export const RECORD_SCHEMAS = {
     occurred_at: NullableText,
     valid_from: NullableText,
     valid_until: NullableText,
-    confidence: Schema.NullOr(Schema.Number),
+    confidence: Schema.NullOr(Schema.Finite),
     metadata: JsonObjectText,
     ...scope,
     superseded_by: NullableText,
@@ -119,9 +126,9 @@ export const RECORD_SCHEMAS = {
     dst_id: Text,
     edge_type: Text,
     predicate: NullableText,
-    confidence: Schema.NullOr(Schema.Number),
+    confidence: Schema.NullOr(Schema.Finite),
     metadata: JsonObjectText,
-    created_at: Schema.Number
+    created_at: Schema.Finite
   }),
   // The event's own type is `event_type`: `type` names the record.
   events: Schema.Struct({
