@@ -29,6 +29,17 @@ export const writesContract = (backend: StorageBackend) =>
         expect(sources.map((source) => source.content)).toEqual(["It is named Rex"])
       })))
 
+    it.effect("provenance for more memories than one statement binds answers them whole (an entity's timeline reads it for all of its memories)", () =>
+      run(Effect.gen(function*() {
+        const store = yield* UserStore
+        const written = yield* writeSession("alice", session("s1", ["I adopted a beagle"], [add(fact("Alice adopted a beagle", { entities: [{ name: "Rex", role: "object" }] }))]))
+        const known = written.facts[0]!.factId
+        const asked = [...Array.from({ length: 70_000 }, (_, i) => `fact_unknown_${i}`), known]
+        const { roles, sources } = yield* store.provenance("alice", asked)
+        expect(sources.map((source) => [source.fact_id, source.content])).toEqual([[known, "I adopted a beagle"]])
+        expect(roles.map((role) => [role.fact_id, role.name])).toEqual([[known, "Rex"]])
+      })))
+
     it.effect("a replacement supersedes its target: status, valid_until, superseded_by and the event", () =>
       run(Effect.gen(function*() {
         const first = yield* writeSession("alice", session("s1", ["I live in Paris"], [add(fact("Alice lives in Paris"))]))

@@ -11,7 +11,7 @@ import type {
   StaleEntity,
   TurnRow
 } from "../../../domain/records.js"
-import { EVENT_COLUMNS, FACT_COLUMNS, inList, scopedTo, TURN_COLUMNS } from "./rows.js"
+import { byParts, EVENT_COLUMNS, FACT_COLUMNS, inList, scopedTo, TURN_COLUMNS } from "./rows.js"
 
 /** Kinds whose truth ends at valid_until; once it has passed they are no longer listed. */
 const EXPIRING_KINDS = ["state", "preference", "profile"]
@@ -28,8 +28,9 @@ export const UserReads = (sql: SqlClient.SqlClient, userId: string) => {
       Effect.map(sql<FactRow>`SELECT ${sql.literal(FACT_COLUMNS)} FROM facts f WHERE f.user_id = ${userId} AND f.fact_id = ${factId}`, (rows) => rows[0]),
 
     facts: (factIds: ReadonlyArray<string>, scope: ScopeFilter | null = null) =>
-      sql<FactRow>`SELECT ${sql.literal(FACT_COLUMNS)} FROM facts f
-                   WHERE f.user_id = ${userId} AND ${inList(sql, "f.fact_id", factIds)} AND ${scope === null ? sql`TRUE` : scopedTo(sql, "f", scope)}`,
+      byParts(factIds, (part) =>
+        sql<FactRow>`SELECT ${sql.literal(FACT_COLUMNS)} FROM facts f
+                     WHERE f.user_id = ${userId} AND ${inList(sql, "f.fact_id", part)} AND ${scope === null ? sql`TRUE` : scopedTo(sql, "f", scope)}`),
 
     /**
      * The facts `ranked` names (a statement answering `seq` and `rank`, best the lowest), best
@@ -75,17 +76,20 @@ export const UserReads = (sql: SqlClient.SqlClient, userId: string) => {
     appliedJob: (jobId: string) =>
       Effect.map(sql<{ readonly result: string }>`SELECT result FROM applied_jobs WHERE user_id = ${userId} AND job_id = ${jobId}`, (rows) => rows[0]?.result),
 
+    // A memory's sources and roles come in one part with it, so each keeps its order.
     provenance: (factIds: ReadonlyArray<string>) =>
       Effect.all({
-        sources: sql<FactSource>`
-          SELECT fs.fact_id, fs.span_id, t.turn_id, t.session_id, t.role, t.content, s.session_time
-          FROM fact_sources fs JOIN spans sp ON sp.user_id = fs.user_id AND sp.span_id = fs.span_id
-          JOIN turns t ON t.user_id = sp.user_id AND t.turn_id = sp.turn_id
-          JOIN sessions s ON s.user_id = t.user_id AND s.session_id = t.session_id
-          WHERE fs.user_id = ${userId} AND ${inList(sql, "fs.fact_id", factIds)} ORDER BY t.seq`,
-        roles: sql<FactRole>`
-          SELECT r.fact_id, r.role, e.name FROM fact_entity_roles r JOIN entities e ON e.user_id = r.user_id AND e.entity_id = r.entity_id
-          WHERE r.user_id = ${userId} AND ${inList(sql, "r.fact_id", factIds)} ORDER BY r.fact_id, r.role, e.name`
+        sources: byParts(factIds, (part) =>
+          sql<FactSource>`
+            SELECT fs.fact_id, fs.span_id, t.turn_id, t.session_id, t.role, t.content, s.session_time
+            FROM fact_sources fs JOIN spans sp ON sp.user_id = fs.user_id AND sp.span_id = fs.span_id
+            JOIN turns t ON t.user_id = sp.user_id AND t.turn_id = sp.turn_id
+            JOIN sessions s ON s.user_id = t.user_id AND s.session_id = t.session_id
+            WHERE fs.user_id = ${userId} AND ${inList(sql, "fs.fact_id", part)} ORDER BY t.seq`),
+        roles: byParts(factIds, (part) =>
+          sql<FactRole>`
+            SELECT r.fact_id, r.role, e.name FROM fact_entity_roles r JOIN entities e ON e.user_id = r.user_id AND e.entity_id = r.entity_id
+            WHERE r.user_id = ${userId} AND ${inList(sql, "r.fact_id", part)} ORDER BY r.fact_id, r.role, e.name`)
       }),
 
     staleEntities: (order: PriorityOrder, limit: number) => {
