@@ -109,8 +109,9 @@ export const embedTurns = (
 ) =>
   unit(sql, userId, (writes) =>
     Effect.gen(function*() {
-      const current = yield* sql<TurnToEmbed & { readonly embedded: boolean }>`
-        SELECT seq, content, embedding IS NOT NULL AS embedded FROM turns WHERE user_id = ${userId} AND ${inList(sql, "seq", turns.map((turn) => turn.seq))}`
+      const current = yield* byParts(turns.map((turn) => turn.seq), (part) =>
+        sql<TurnToEmbed & { readonly embedded: boolean }>`
+          SELECT seq, content, embedding IS NOT NULL AS embedded FROM turns WHERE user_id = ${userId} AND ${inList(sql, "seq", part)}`)
       const unembedded = new Map(current.flatMap((turn) => turn.embedded ? [] : [[turn.seq, turn.content]]))
       yield* writes.storeVectors("turns", model, turns.filter((turn) => unembedded.get(turn.seq) === turn.content))
     }))
