@@ -1,5 +1,6 @@
 import { Effect } from "effect"
 import type { CleanFact } from "../../domain/facts.js"
+import { normalizeName } from "../../domain/text.js"
 import { EXTRACTION_PROMPT } from "../../llm/prompts.js"
 import { Extraction, type ExtractedFact, type ExtractionInput } from "../../llm/tasks.js"
 import type { ActiveLlm } from "../../llm/types.js"
@@ -24,11 +25,14 @@ const PRECISION: ReadonlyArray<readonly [RegExp, CleanFact["timePrecision"]]> = 
 ]
 
 /**
- * The longest entity name kept. A name is part of its entity's id, which PostgreSQL keeps in
- * B-tree indexes whose entries cannot pass 2704 bytes; no name of a person, place or thing comes
- * near it, and a longer one (a model led astray by what it read) is left out, its fact kept.
+ * The longest entity name kept, as written and as normalized (compatibility forms can expand a
+ * character into many: U+FDFA into 18). A name is part of its entity's id, which PostgreSQL keeps
+ * in B-tree indexes whose entries cannot pass 2704 bytes; no name of a person, place or thing
+ * comes near it, and a longer one (a model led astray by what it read) is left out, its fact kept.
  */
 const MAX_ENTITY_NAME = 200
+
+const keptName = (name: string) => name !== "" && name.length <= MAX_ENTITY_NAME && normalizeName(name).length <= MAX_ENTITY_NAME
 
 const clean = (fact: ExtractedFact, turnCount: number): CleanFact | undefined => {
   const statement = fact.statement.replace(/\s+/g, " ").trim()
@@ -43,7 +47,7 @@ const clean = (fact: ExtractedFact, turnCount: number): CleanFact | undefined =>
     timePrecision: precision,
     turns: [...new Set(fact.source_turns.filter((turn) => turn >= 1 && turn <= turnCount))],
     entities: fact.entities.map((entity) => ({ name: entity.name.trim(), role: entity.role }))
-      .filter((entity) => entity.name !== "" && entity.name.length <= MAX_ENTITY_NAME),
+      .filter((entity) => keptName(entity.name)),
     predicate: fact.predicate.trim().toLowerCase().replace(/[^a-z0-9]+/g, "_").replace(/^_|_$/g, "")
   }
 }
