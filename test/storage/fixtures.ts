@@ -1,6 +1,6 @@
 import { Effect, Either, Option } from "effect"
 import type { CleanFact } from "../../src/domain/facts.js"
-import type { FactRow, ScopeFilter } from "../../src/domain/records.js"
+import { type FactRow, type NewEvent, type ScopeFilter, UNSCOPED } from "../../src/domain/records.js"
 import type { FactPlan, SessionWrite } from "../../src/storage/sessionWrite.js"
 import { type RecallQuery, UserStore } from "../../src/storage/UserStore.js"
 
@@ -9,6 +9,9 @@ import { type RecallQuery, UserStore } from "../../src/storage/UserStore.js"
 export const AUDIT = { actor: "contract", requestId: "req-contract" }
 export const NO_SCOPE: ScopeFilter = { agent_id: null, run_id: null, project_id: null }
 export const MODEL = "contract-embedder"
+
+/** The audit event of a load of a user's rows. */
+export const LOADED: NewEvent = { type: "memory_add", memoryId: null, sessionId: null, reason: "loaded", details: { action: "import" }, scope: UNSCOPED }
 export const NOW = "2026-01-01T00:00:00"
 
 /** A fact taken from the session's first turn. */

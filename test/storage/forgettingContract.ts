@@ -1,10 +1,11 @@
 import { describe, expect, it } from "@effect/vitest"
-import { Effect, Either, Option } from "effect"
+import { Effect, Either, Option, Stream } from "effect"
 import { newFactId } from "../../src/domain/ids.js"
 import { factMetadata } from "../../src/domain/records.js"
+import type { FactRecord, RowBatch } from "../../src/storage/transfer/records.js"
 import { UserStore } from "../../src/storage/UserStore.js"
 import type { StorageBackend } from "./contract.js"
-import { add, AUDIT, axis, fact, MODEL, NO_SCOPE, recallQuery, replacing, session, stored, writeSession } from "./fixtures.js"
+import { add, AUDIT, axis, fact, LOADED, MODEL, NO_SCOPE, NOW, recallQuery, replacing, session, stored, writeSession } from "./fixtures.js"
 import { withoutIds } from "../support/randomIds.js"
 
 const recall = (userId: string, query: Parameters<typeof recallQuery>[0]) =>
@@ -93,6 +94,25 @@ export const forgettingContract = (backend: StorageBackend) =>
         expect(yield* store.entityTimeline("alice", { needle: "bank", scope: NO_SCOPE, entities: 5 })).toEqual([])
         expect(yield* store.explore("alice", { startId: current, scope: NO_SCOPE, depth: 2, limit: 10 })).toEqual(Option.none())
       })))
+
+    it.effect("purging a memory with more versions than one statement binds ids erases every version, each counted once", () =>
+      run(Effect.gen(function*() {
+        const store = yield* UserStore
+        // 35,000 versions, each superseded by the next: loaded as an import loads rows.
+        const VERSIONS = 35_000
+        const id = (i: number) => `fact_version_${i}`
+        const facts = Array.from({ length: VERSIONS }, (_, i): FactRecord => ({
+          seq: i + 1, fact_id: id(i), content: `Alice's PIN, version ${i}`, kind: "fact", status: i === VERSIONS - 1 ? "active" : "superseded",
+          session_id: null, occurred_at: null, valid_from: null, valid_until: null, confidence: 0.9, metadata: "{}",
+          agent_id: null, run_id: null, project_id: null, superseded_by: i === VERSIONS - 1 ? null : id(i + 1),
+          created_at: NOW, updated_at: NOW, embedding: null
+        }))
+        const loaded = yield* store.portability.load("alice", { space: null, batches: Stream.make<[RowBatch]>({ table: "facts", rows: facts }), event: () => LOADED, audit: AUDIT })
+        expect(loaded).not.toBe("Occupied")
+        const purged = Option.getOrThrow(yield* store.purge("alice", id(VERSIONS - 1), AUDIT))
+        expect(purged.cascaded).toMatchObject({ versions: VERSIONS })
+        for (const i of [0, VERSIONS / 2, VERSIONS - 1]) expect(yield* store.fact("alice", id(i))).toEqual(Option.none())
+      })), { timeout: 120_000 })
 
     it.effect("purging a memory takes the entities only it named: their names came from its statement", () =>
       run(Effect.gen(function*() {

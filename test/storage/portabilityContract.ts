@@ -1,12 +1,10 @@
 import { describe, expect, it } from "@effect/vitest"
 import { Effect, Either, Stream } from "effect"
-import { type NewEvent, UNSCOPED } from "../../src/domain/records.js"
+import { UNSCOPED } from "../../src/domain/records.js"
 import { type RowBatch, USER_ORDER } from "../../src/storage/transfer/records.js"
 import { UserStore } from "../../src/storage/UserStore.js"
 import type { StorageBackend } from "./contract.js"
-import { add, AUDIT, fact, MODEL, session, writeSession } from "./fixtures.js"
-
-const LOADED: NewEvent = { type: "memory_add", memoryId: null, sessionId: null, reason: "loaded", details: { action: "import" }, scope: UNSCOPED }
+import { add, AUDIT, fact, LOADED, MODEL, session, writeSession } from "./fixtures.js"
 
 /** Every page of every table of a user, a few rows at a time. */
 const allBatches = (userId: string, vectors: boolean) =>

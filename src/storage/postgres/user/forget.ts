@@ -17,8 +17,6 @@ const LINKS = `FROM fact_sources fs JOIN facts f ON f.user_id = fs.user_id AND f
 /** Turns rewritten per statement, their texts sent as one JSON document. */
 const REWRITES_PER_STATEMENT = 1_000
 
-const count = (rows: ReadonlyArray<{ readonly n: number }>) => Number(rows[0]?.n ?? 0)
-
 /** The statements of the facts, each linked to a turn it came from. */
 const sourcesOf = (sql: SqlClient.SqlClient, userId: string, factIds: ReadonlyArray<string>) =>
   byParts(factIds, (part) =>
@@ -100,8 +98,9 @@ export const forgetFacts = (
     }
     const words = forgottenWords(mode, removed, facts)
     if (mode === "purge") {
-      const events = yield* sql<{ readonly event_id: string; readonly reason: string | null; readonly details: string }>`
-        SELECT event_id, reason, details FROM events WHERE user_id = ${userId} AND ${inList(sql, "memory_id", ids)}`
+      const events = yield* byParts(ids, (part) =>
+        sql<{ readonly event_id: string; readonly reason: string | null; readonly details: string }>`
+          SELECT event_id, reason, details FROM events WHERE user_id = ${userId} AND ${inList(sql, "memory_id", part)}`)
       for (const event of events) {
         const kept = scrubbedEvent(event, words)
         yield* sql`UPDATE events SET reason = ${kept.reason}, details = ${kept.details} WHERE user_id = ${userId} AND event_id = ${event.event_id}`
@@ -122,29 +121,29 @@ export const purgeWords = (sql: SqlClient.SqlClient, userId: string, memoryId: s
 /**
  * Erases facts for good: their vectors go with their rows, their roles, edges from and to them,
  * and their source links with them, and so do the entities no other fact names (their names came
- * from these facts' statements).
+ * from these facts' statements). Part by part (a memory may have more versions than one statement
+ * binds ids), each counted by what it erases: an edge between versions of two parts goes, and
+ * counts, with the first.
  */
 const purgeFacts = (sql: SqlClient.SqlClient, userId: string, writes: ReturnType<typeof UserWrites>, ids: ReadonlyArray<string>) =>
   Effect.gen(function*() {
-    const these = (column: string) => inList(sql, column, ids)
-    const [vectors, roles, edges, sources] = yield* Effect.all([
-      sql<{ readonly n: number }>`SELECT count(*) AS n FROM facts WHERE user_id = ${userId} AND ${these("fact_id")} AND embedding IS NOT NULL`,
-      sql<{ readonly n: number }>`SELECT count(*) AS n FROM fact_entity_roles WHERE user_id = ${userId} AND ${these("fact_id")}`,
-      sql<{ readonly n: number }>`SELECT count(*) AS n FROM edges WHERE user_id = ${userId} AND (${these("src_fact_id")} OR ${these("dst_id")})`,
-      sql<{ readonly n: number }>`SELECT count(*) AS n FROM fact_sources WHERE user_id = ${userId} AND ${these("fact_id")}`
-    ])
-    yield* sql`DELETE FROM edges WHERE user_id = ${userId} AND (${these("src_fact_id")} OR ${these("dst_id")})`
-    const named = yield* sql<{ readonly entity_id: string }>`
-      DELETE FROM fact_entity_roles WHERE user_id = ${userId} AND ${these("fact_id")} RETURNING entity_id`
-    const orphans = [...new Set(named.map((row) => row.entity_id))]
-    if (orphans.length > 0) {
-      yield* sql`DELETE FROM entities e WHERE e.user_id = ${userId} AND ${inList(sql, "e.entity_id", orphans)}
-                 AND NOT EXISTS (SELECT 1 FROM fact_entity_roles r WHERE r.user_id = e.user_id AND r.entity_id = e.entity_id)`
-    }
-    yield* sql`DELETE FROM fact_sources WHERE user_id = ${userId} AND ${these("fact_id")}`
-    yield* sql`UPDATE facts SET superseded_by = NULL WHERE user_id = ${userId} AND ${these("superseded_by")}`
-    const deleted = yield* UserPostings(sql, userId).delete("facts", these("fact_id"))
+    const inPart = (column: string, part: ReadonlyArray<string>) => inList(sql, column, part)
+    const vectors = yield* byParts(ids, (part) =>
+      sql<{ readonly n: number }>`SELECT count(*) AS n FROM facts WHERE user_id = ${userId} AND ${inPart("fact_id", part)} AND embedding IS NOT NULL`)
+    const edges = yield* byParts(ids, (part) =>
+      sql<{ readonly edge_id: string }>`
+        DELETE FROM edges WHERE user_id = ${userId} AND (${inPart("src_fact_id", part)} OR ${inPart("dst_id", part)}) RETURNING edge_id`)
+    const named = yield* byParts(ids, (part) =>
+      sql<{ readonly entity_id: string }>`DELETE FROM fact_entity_roles WHERE user_id = ${userId} AND ${inPart("fact_id", part)} RETURNING entity_id`)
+    yield* byParts([...new Set(named.map((row) => row.entity_id))], (part) =>
+      sql`DELETE FROM entities e WHERE e.user_id = ${userId} AND ${inList(sql, "e.entity_id", part)}
+          AND NOT EXISTS (SELECT 1 FROM fact_entity_roles r WHERE r.user_id = e.user_id AND r.entity_id = e.entity_id)`)
+    const sources = yield* byParts(ids, (part) =>
+      sql<{ readonly fact_id: string }>`DELETE FROM fact_sources WHERE user_id = ${userId} AND ${inPart("fact_id", part)} RETURNING fact_id`)
+    yield* byParts(ids, (part) => sql`UPDATE facts SET superseded_by = NULL WHERE user_id = ${userId} AND ${inPart("superseded_by", part)}`)
+    const deleted = yield* byParts(ids, (part) => UserPostings(sql, userId).delete("facts", inPart("fact_id", part)))
     yield* writes.countIndexed("facts", -deleted.length, -deleted.reduce((sum, row) => sum + row.lexemes, 0))
-    yield* sql`UPDATE users SET facts_vectors_removed = facts_vectors_removed + ${count(vectors)} WHERE user_id = ${userId}`
-    return { vectors: count(vectors), fact_entity_roles: count(roles), fact_edges: count(edges), fact_sources: count(sources) }
+    const vectorsErased = vectors.reduce((sum, row) => sum + Number(row.n), 0)
+    yield* sql`UPDATE users SET facts_vectors_removed = facts_vectors_removed + ${vectorsErased} WHERE user_id = ${userId}`
+    return { vectors: vectorsErased, fact_entity_roles: named.length, fact_edges: edges.length, fact_sources: sources.length }
   })
