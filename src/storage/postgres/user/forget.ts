@@ -127,21 +127,20 @@ export const purgeWords = (sql: SqlClient.SqlClient, userId: string, memoryId: s
  */
 const purgeFacts = (sql: SqlClient.SqlClient, userId: string, writes: ReturnType<typeof UserWrites>, ids: ReadonlyArray<string>) =>
   Effect.gen(function*() {
-    const inPart = (column: string, part: ReadonlyArray<string>) => inList(sql, column, part)
     const vectors = yield* byParts(ids, (part) =>
-      sql<{ readonly n: number }>`SELECT count(*) AS n FROM facts WHERE user_id = ${userId} AND ${inPart("fact_id", part)} AND embedding IS NOT NULL`)
+      sql<{ readonly n: number }>`SELECT count(*) AS n FROM facts WHERE user_id = ${userId} AND ${inList(sql, "fact_id", part)} AND embedding IS NOT NULL`)
     const edges = yield* byParts(ids, (part) =>
       sql<{ readonly edge_id: string }>`
-        DELETE FROM edges WHERE user_id = ${userId} AND (${inPart("src_fact_id", part)} OR ${inPart("dst_id", part)}) RETURNING edge_id`)
+        DELETE FROM edges WHERE user_id = ${userId} AND (${inList(sql, "src_fact_id", part)} OR ${inList(sql, "dst_id", part)}) RETURNING edge_id`)
     const named = yield* byParts(ids, (part) =>
-      sql<{ readonly entity_id: string }>`DELETE FROM fact_entity_roles WHERE user_id = ${userId} AND ${inPart("fact_id", part)} RETURNING entity_id`)
+      sql<{ readonly entity_id: string }>`DELETE FROM fact_entity_roles WHERE user_id = ${userId} AND ${inList(sql, "fact_id", part)} RETURNING entity_id`)
     yield* byParts([...new Set(named.map((row) => row.entity_id))], (part) =>
       sql`DELETE FROM entities e WHERE e.user_id = ${userId} AND ${inList(sql, "e.entity_id", part)}
           AND NOT EXISTS (SELECT 1 FROM fact_entity_roles r WHERE r.user_id = e.user_id AND r.entity_id = e.entity_id)`)
     const sources = yield* byParts(ids, (part) =>
-      sql<{ readonly fact_id: string }>`DELETE FROM fact_sources WHERE user_id = ${userId} AND ${inPart("fact_id", part)} RETURNING fact_id`)
-    yield* byParts(ids, (part) => sql`UPDATE facts SET superseded_by = NULL WHERE user_id = ${userId} AND ${inPart("superseded_by", part)}`)
-    const deleted = yield* byParts(ids, (part) => UserPostings(sql, userId).delete("facts", inPart("fact_id", part)))
+      sql<{ readonly fact_id: string }>`DELETE FROM fact_sources WHERE user_id = ${userId} AND ${inList(sql, "fact_id", part)} RETURNING fact_id`)
+    yield* byParts(ids, (part) => sql`UPDATE facts SET superseded_by = NULL WHERE user_id = ${userId} AND ${inList(sql, "superseded_by", part)}`)
+    const deleted = yield* byParts(ids, (part) => UserPostings(sql, userId).delete("facts", inList(sql, "fact_id", part)))
     yield* writes.countIndexed("facts", -deleted.length, -deleted.reduce((sum, row) => sum + row.lexemes, 0))
     const vectorsErased = vectors.reduce((sum, row) => sum + Number(row.n), 0)
     yield* sql`UPDATE users SET facts_vectors_removed = facts_vectors_removed + ${vectorsErased} WHERE user_id = ${userId}`
