@@ -3,3 +3,52 @@ export const normalizeText = (text: string) => text.toLowerCase().replace(/[^\p{
 
 /** Names as stored for entities: lower case, accents and punctuation removed. */
 export const normalizeName = (name: string) => name.normalize("NFKD").replace(/\p{M}+/gu, "").toLowerCase().replace(/[^\p{L}\p{N}]+/gu, " ").trim()
+
+// FNV-1a over UTF-16 code units, 32 bits.
+const FNV_OFFSET = 0x811c9dc5
+const FNV_PRIME = 0x01000193
+const mixed = (hash: number, code: number) => Math.imul(hash ^ code, FNV_PRIME)
+
+const hashOf = (text: string) => {
+  let hash = FNV_OFFSET
+  for (let i = 0; i < text.length; i++) hash = mixed(hash, text.charCodeAt(i))
+  return hash >>> 0
+}
+
+const SPACE = 0x20
+
+/**
+ * `hashOf(normalizeText(text))`, in one pass over ASCII text without building the normalized
+ * string (there its letters and digits are [A-Za-z0-9], and lower case is only A-Z's).
+ */
+const normalizedTextHash = (text: string) => {
+  let hash = FNV_OFFSET
+  let gap = false
+  let started = false
+  for (let i = 0; i < text.length; i++) {
+    let code = text.charCodeAt(i)
+    if (code > 0x7f) return hashOf(normalizeText(text))
+    if (code >= 0x41 && code <= 0x5a) code += 0x20
+    if ((code >= 0x61 && code <= 0x7a) || (code >= 0x30 && code <= 0x39)) {
+      if (gap && started) hash = mixed(hash, SPACE)
+      hash = mixed(hash, code)
+      started = true
+      gap = false
+    } else {
+      gap = true
+    }
+  }
+  return hash >>> 0
+}
+
+/**
+ * A key per text, two keys equal exactly when the texts' `normalizeText` are: the normalized
+ * text where another text shares its hash, else the hash alone. Normalizing every candidate of
+ * a search had been a tenth of what the search allocated.
+ */
+export const normalizedTextKeys = (texts: ReadonlyArray<string>): Array<string | number> => {
+  const hashes = texts.map(normalizedTextHash)
+  const sharing = new Map<number, number>()
+  for (const hash of hashes) sharing.set(hash, (sharing.get(hash) ?? 0) + 1)
+  return hashes.map((hash, i) => sharing.get(hash)! > 1 ? normalizeText(texts[i]!) : hash)
+}

@@ -2,7 +2,7 @@ import { Effect, Either, Option } from "effect"
 import { Degraded } from "../../api/RetrievalApi.js"
 import { Embedder } from "../../llm/Embedder.js"
 import { type EvidenceItem, factEvidence, turnEvidence } from "../../retrieval/evidence.js"
-import { normalizeName, normalizeText } from "../../domain/text.js"
+import { normalizeName, normalizedTextKeys } from "../../domain/text.js"
 import { fuse, type Fused, type Leg, type LegItem } from "../../retrieval/fusion.js"
 import { NEIGHBOURHOOD, rankConversationTurns } from "../../retrieval/conversationTurns.js"
 import { analyseQuery, MAX_QUERY_WORDS } from "../../retrieval/query.js"
@@ -153,24 +153,23 @@ export class Retrieval extends Effect.Service<Retrieval>()("Memory/Retrieval", {
   })
 }) {}
 
-const textOf = (candidate: Candidate) => normalizeText(candidate.row.content)
-
 /** Keeps one of each statement: a fact over a turn that says the same, and their routes together. */
 const mergeDuplicates = (items: ReadonlyArray<Fused<Candidate>>) => {
-  const kept = new Map<string, Fused<Candidate>>()
-  for (const item of items) {
-    const text = textOf(item.value)
-    const existing = kept.get(text)
+  const keys = normalizedTextKeys(items.map((item) => item.value.row.content))
+  const kept = new Map<string | number, Fused<Candidate>>()
+  for (const [i, item] of items.entries()) {
+    const key = keys[i]!
+    const existing = kept.get(key)
     if (existing === undefined) {
-      kept.set(text, item)
+      kept.set(key, item)
       continue
     }
     const keep = existing.value.kind === "turn" && item.value.kind === "fact" ? item : existing
     const drop = keep === item ? existing : item
     for (const route of drop.routes) if (!keep.routes.some((r) => r.route === route.route)) keep.routes.push(route)
     keep.score = Math.max(keep.score, drop.score)
-    kept.delete(text)
-    kept.set(text, keep)
+    kept.delete(key)
+    kept.set(key, keep)
   }
   return [...kept.values()].sort((a, b) => b.score - a.score || a.key.localeCompare(b.key))
 }
