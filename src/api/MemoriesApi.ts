@@ -68,10 +68,12 @@ const MemoryIdPath = Schema.Struct({ memory_id: Text.annotations({ description: 
  * PostgreSQL indexes in a B-tree (turn and span ids are made from it), whose entries cannot pass
  * 2704 bytes: 512 UTF-16 units are at most 1536 bytes of UTF-8.
  */
-export const SessionId = Text.pipe(Schema.maxLength(512))
+export const MOST_SESSION_ID_UNITS = 512
+
+export const SessionId = Text.pipe(Schema.maxLength(MOST_SESSION_ID_UNITS))
 
 const sessionIdField = Schema.optional(Schema.NullOr(SessionId).annotations({
-  description: "Groups turns into one conversation, at most 512 characters; absent or null: a new 32-hex id. A session sent in several requests continues its turn positions."
+  description: `Groups turns into one conversation, at most ${MOST_SESSION_ID_UNITS} characters; absent or null: a new 32-hex id. A session sent in several requests continues its turn positions.`
 }))
 
 export const SessionTime = Schema.NullOr(Schema.Union(Text, Schema.Number)).annotations({

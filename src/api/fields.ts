@@ -19,7 +19,9 @@ export const UserIdEcho = Schema.String.annotations({ description: "The user, as
 const scopeKeyDescription = (key: string) =>
   `Scope key: narrows to what is stamped with this ${key} or with none ("" means unset), so a memory stamped with another is 404, left out and never changed; a write stamps it on what it stores. Routes acting on a whole user or on entity profiles refuse it (501 not_implemented). See docs/scope.md.`
 
-const scopeKeyValue = Text.pipe(Schema.maxLength(128))
+export const MOST_SCOPE_KEY_UNITS = 128
+
+const scopeKeyValue = Text.pipe(Schema.maxLength(MOST_SCOPE_KEY_UNITS))
 
 /** A scope key in a JSON body: absent or null leaves the request unnarrowed. */
 export const scopeKey = (key: string) => Schema.optional(Schema.NullOr(scopeKeyValue).annotations({ description: scopeKeyDescription(key) }))

@@ -1,32 +1,40 @@
+import { MOST_SCOPE_KEY_UNITS } from "../../api/fields.js"
+import { MOST_SESSION_ID_UNITS } from "../../api/MemoriesApi.js"
 import { MAX_CONTENT_BYTES, utf8Length } from "../../api/text.js"
 import { unstorableReason } from "../../domain/storableText.js"
+
+/** Every other key: 768 bytes of UTF-8 at most. */
+const MOST_KEY_UNITS = 256
+
+/** Room beside the session id for what turn and span ids add to it (src/domain/ids.ts). */
+const SESSION_SUFFIX_UNITS = 32
 
 /**
  * The most UTF-16 units an import may give the columns PostgreSQL keeps in B-tree indexes, whose
  * entries cannot pass 2704 bytes: a session id as the API bounds it, the turn and span ids made
- * from one, the scope keys as the API bounds them, and 256 (768 bytes of UTF-8) for every other
- * key, so that the widest index entry (a fact's entity role: user, fact, entity and role) stays
- * under the limit. The ids the service makes are far shorter.
+ * from one, the scope keys as the API bounds them, and MOST_KEY_UNITS for every other key, so
+ * that the widest index entry (a fact's entity role: user, fact, entity and role) stays under the
+ * limit. The ids the service makes are far shorter.
  */
 const MOST_UNITS: Readonly<Record<string, number>> = {
-  session_id: 512,
-  turn_id: 544,
-  span_id: 544,
-  agent_id: 128,
-  run_id: 128,
-  project_id: 128,
-  fact_id: 256,
-  superseded_by: 256,
-  src_fact_id: 256,
-  dst_id: 256,
-  memory_id: 256,
-  entity_id: 256,
-  normalized_name: 256,
-  role: 256,
-  edge_id: 256,
-  event_id: 256,
-  status: 256,
-  occurred_at: 256
+  session_id: MOST_SESSION_ID_UNITS,
+  turn_id: MOST_SESSION_ID_UNITS + SESSION_SUFFIX_UNITS,
+  span_id: MOST_SESSION_ID_UNITS + SESSION_SUFFIX_UNITS,
+  agent_id: MOST_SCOPE_KEY_UNITS,
+  run_id: MOST_SCOPE_KEY_UNITS,
+  project_id: MOST_SCOPE_KEY_UNITS,
+  fact_id: MOST_KEY_UNITS,
+  superseded_by: MOST_KEY_UNITS,
+  src_fact_id: MOST_KEY_UNITS,
+  dst_id: MOST_KEY_UNITS,
+  memory_id: MOST_KEY_UNITS,
+  entity_id: MOST_KEY_UNITS,
+  normalized_name: MOST_KEY_UNITS,
+  role: MOST_KEY_UNITS,
+  edge_id: MOST_KEY_UNITS,
+  event_id: MOST_KEY_UNITS,
+  status: MOST_KEY_UNITS,
+  occurred_at: MOST_KEY_UNITS
 }
 
 /**
