@@ -171,6 +171,9 @@ describe("one user's export and import", () => {
         `{"type":"fact","seq":1,"fact_id":"fact_1","content":"Tea.","kind":"preference","status":"active","session_id":"tea","occurred_at":null,` +
         `"valid_from":null,"valid_until":null,${number},"metadata":{},"agent_id":null,"run_id":null,"project_id":null,"superseded_by":null,` +
         `"created_at":"2026-11-27T00:00:00.000000+00:00","updated_at":"2026-11-27T00:00:00.000000+00:00"}`
+      // An edge from that memory, created at the time the test spells.
+      const edgeCreatedAt = (time: string) =>
+        `{"type":"edge","edge_id":"edge_1","src_fact_id":"fact_1","dst_id":"fact_1","edge_type":"relates_to","predicate":null,"confidence":null,"metadata":{},"created_at":${time}}`
       const withContent = (content: string) => lines.map((line, i) => i === turn ? line.replace(`"content":"I like tea."`, `"content":${JSON.stringify(content)}`) : line)
       const cases: ReadonlyArray<readonly [Array<string>, number, RegExp]> = [
         // Escaped in the JSON as \u0000 and \ud800, as any JSON writer sends them.
@@ -182,7 +185,8 @@ describe("one user's export and import", () => {
         // Numbers PostgreSQL's integer, or any store alike, does not hold.
         [lines.map((line, i) => i === turn ? line.replace(/"position":\d+/, `"position":2147483648`) : line), turn + 1, /position/],
         [lines.map((line, i) => i === span ? line.replace(/"end_offset":\d+/, `"end_offset":3000000000`) : line), span + 1, /end_offset/],
-        [[...lines.slice(0, span + 1), factWith(`"confidence":1e999`), ...lines.slice(span + 1, -1), `{"type":"end","records":${lines.length - 1}}`], span + 2, /confidence/]
+        [[...lines.slice(0, span + 1), factWith(`"confidence":1e999`), ...lines.slice(span + 1, -1), `{"type":"end","records":${lines.length - 1}}`], span + 2, /confidence/],
+        [[...lines.slice(0, span + 1), factWith(`"confidence":0.9`), edgeCreatedAt("1e999"), ...lines.slice(span + 1, -1), `{"type":"end","records":${lines.length}}`], span + 3, /created_at/]
       ]
       yield* expectRefusedLines(baseUrl, cases)
     }), { timeout: 120_000 })
