@@ -103,6 +103,43 @@ it("every pooled connection held by slow statements: a request waiting for one g
   }
 }, 90_000)
 
+const ingest = (base: string, userId: string, content: string) =>
+  fetch(`${base}/v1/memories`, {
+    method: "POST",
+    headers: HEADERS,
+    body: JSON.stringify({ user_id: userId, messages: [{ role: "user", content }], infer: false, async_mode: false })
+  })
+
+it("writes queued on one user's lock hold one pooled connection at most: another user's request is answered meanwhile, and every queued write lands", async () => {
+  const cluster = await startCluster({ fsync: false })
+  const url = await createDatabase(cluster.url)
+  const service = await startProcess({ SERVICE_API_KEY: "k", SERVICE_DATA_ROOT: tempDataRoot(), SERVICE_DATABASE_URL: url, SERVICE_DATABASE_POOL_MAX: "2" })
+  // Another replica's long write to alice, as the service's writes take the lock.
+  const otherWriter = new Pg.Client({ connectionString: url })
+  try {
+    const base = `http://127.0.0.1:${service.port}`
+    expect((await addBeagle(base)).status).toBe(200)
+    await otherWriter.connect()
+    await otherWriter.query("SELECT pg_advisory_lock(hashtext($1))", ["alice"])
+    const queued = ["one", "two", "three"].map((word) => ingest(base, "alice", `Walk number ${word}`))
+    await new Promise((resolve) => setTimeout(resolve, 300))
+    const bob = await ingest(base, "bob", "I keep bees")
+    expect(bob.status).toBe(200)
+    expect((await search(base)).status).toBe(200)
+    await otherWriter.query("SELECT pg_advisory_unlock(hashtext($1))", ["alice"])
+    expect((await Promise.all(queued)).map((response) => response.status)).toEqual([200, 200, 200])
+    const found = await (await fetch(`${base}/v1/search`, { method: "POST", headers: HEADERS, body: JSON.stringify({ user_id: "alice", query: "walk number" }) })).json() as {
+      hits: ReadonlyArray<{ content: string }>
+    }
+    expect(found.hits.map((hit) => hit.content).sort()).toEqual(["Walk number one", "Walk number three", "Walk number two"])
+  } finally {
+    await otherWriter.end()
+    service.child.kill("SIGTERM")
+    await service.exited
+    cluster.stop()
+  }
+}, 90_000)
+
 it("an idle pooled connection ended by the server is logged as a warning, and requests go on over new ones", async () => {
   const cluster = await startCluster({ fsync: false })
   const url = await createDatabase(cluster.url)
