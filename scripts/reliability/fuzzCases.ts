@@ -125,6 +125,9 @@ const jsonOf = (parts: Parts) => parts.body !== undefined && "json" in parts.bod
 
 const withBody = (parts: Parts, body: Body): Parts => ({ ...parts, body })
 
+/** How many copies of an item a long array holds: past a statement's 32,767 and 65,535 parameters with a few columns an item. */
+const LONG_ARRAY_LENGTHS = [1_000, 5_000, 20_000]
+
 /** The body mutations: each takes valid parts and a field, and gives the changed body. */
 const bodyMutations = (context: CaseContext, fields: ReadonlyArray<Field>) => {
   const any = fc.constantFrom(...fields)
@@ -133,6 +136,10 @@ const bodyMutations = (context: CaseContext, fields: ReadonlyArray<Field>) => {
   const userIds = fields.filter((field) => field.path[field.path.length - 1] === "user_id")
   const withInvalid = fields.filter((field) => invalidValue(context, field.schema) !== undefined)
   const required = fields.filter((field) => field.required)
+  const arrays = fields.flatMap((field) => {
+    const items = normalize(context.document, field.schema).items
+    return items === undefined ? [] : [{ field, items }]
+  })
   return {
     "wrong-type": withInvalid.length === 0 ? undefined : fc.constantFrom(...withInvalid).chain((field) =>
       (invalidValue(context, field.schema) ?? fc.constant(null)).map((value) => (json: unknown) => setAt(json, field.path, value))
@@ -148,7 +155,13 @@ const bodyMutations = (context: CaseContext, fields: ReadonlyArray<Field>) => {
     "huge-string": fc.tuple(anyString, hugeString).map(([field, value]) => (json: unknown) => setAt(json, field.path, value)),
     "nul": fc.tuple(anyString, nulText).map(([field, value]) => (json: unknown) => setAt(json, field.path, value)),
     "lone-surrogate": fc.tuple(anyString, loneSurrogate).map(([field, value]) => (json: unknown) => setAt(json, field.path, value)),
-    "huge-field": fc.tuple(anyString, hugeField(context.maxBodyBytes)).map(([field, value]) => (json: unknown) => setAt(json, field.path, value))
+    "huge-field": fc.tuple(anyString, hugeField(context.maxBodyBytes)).map(([field, value]) => (json: unknown) => setAt(json, field.path, value)),
+    // Thousands of one valid item: what a request of many turns or ids asks of a statement.
+    "long-array": arrays.length === 0 ? undefined : fc.constantFrom(...arrays).chain(({ field, items }) =>
+      fc.tuple(validValue(context, items), fc.constantFrom(...LONG_ARRAY_LENGTHS)).map(([item, length]) => (json: unknown) =>
+        setAt(json, field.path, Array.from({ length }, () => item))
+      )
+    )
   }
 }
 
