@@ -71,15 +71,30 @@ it("PostgreSQL stopped under a running service: 503 in the envelope on every rou
   }
 }, 90_000)
 
-it("every pooled connection held by slow statements: a request waiting for one gets 503 after a bounded wait, and the next one, once they are free, 200", async () => {
+/**
+ * A service on a database of its own with `poolMax` pooled connections, alice's beagle stored, and
+ * a client of the test's own on that database (connected), for the length of `use`.
+ */
+const withPool = async (poolMax: number, use: (base: string, client: Pg.Client) => Promise<void>) => {
   const cluster = await startCluster({ fsync: false })
   const url = await createDatabase(cluster.url)
-  const service = await startProcess({ SERVICE_API_KEY: "k", SERVICE_DATA_ROOT: tempDataRoot(), SERVICE_DATABASE_URL: url, SERVICE_DATABASE_POOL_MAX: "1" })
-  const blocker = new Pg.Client({ connectionString: url })
+  const service = await startProcess({ SERVICE_API_KEY: "k", SERVICE_DATA_ROOT: tempDataRoot(), SERVICE_DATABASE_URL: url, SERVICE_DATABASE_POOL_MAX: String(poolMax) })
+  const client = new Pg.Client({ connectionString: url })
   try {
     const base = `http://127.0.0.1:${service.port}`
     expect((await addBeagle(base)).status).toBe(200)
-    await blocker.connect()
+    await client.connect()
+    await use(base, client)
+  } finally {
+    await client.end()
+    service.child.kill("SIGTERM")
+    await service.exited
+    cluster.stop()
+  }
+}
+
+it("every pooled connection held by slow statements: a request waiting for one gets 503 after a bounded wait, and the next one, once they are free, 200", () =>
+  withPool(1, async (base, blocker) => {
     await blocker.query("BEGIN")
     await blocker.query("LOCK TABLE users IN ACCESS EXCLUSIVE MODE")
     // The first request takes the only connection and waits on the lock; the second waits for the pool.
@@ -95,13 +110,7 @@ it("every pooled connection held by slow statements: a request waiting for one g
     // its other legs (each wants a connection of its own) waited for the pool as long as the second.
     expect([200, 503]).toContain((await slow).status)
     expect((await search(base)).status).toBe(200)
-  } finally {
-    await blocker.end()
-    service.child.kill("SIGTERM")
-    await service.exited
-    cluster.stop()
-  }
-}, 90_000)
+  }), 90_000)
 
 const ingest = (base: string, userId: string, content: string) =>
   fetch(`${base}/v1/memories`, {
@@ -110,16 +119,9 @@ const ingest = (base: string, userId: string, content: string) =>
     body: JSON.stringify({ user_id: userId, messages: [{ role: "user", content }], infer: false, async_mode: false })
   })
 
-it("writes queued on one user's lock hold one pooled connection at most: another user's request is answered meanwhile, and every queued write lands", async () => {
-  const cluster = await startCluster({ fsync: false })
-  const url = await createDatabase(cluster.url)
-  const service = await startProcess({ SERVICE_API_KEY: "k", SERVICE_DATA_ROOT: tempDataRoot(), SERVICE_DATABASE_URL: url, SERVICE_DATABASE_POOL_MAX: "2" })
-  // Another replica's long write to alice, as the service's writes take the lock.
-  const otherWriter = new Pg.Client({ connectionString: url })
-  try {
-    const base = `http://127.0.0.1:${service.port}`
-    expect((await addBeagle(base)).status).toBe(200)
-    await otherWriter.connect()
+it("writes queued on one user's lock hold one pooled connection at most: another user's request is answered meanwhile, and every queued write lands", () =>
+  // The test's client stands for another replica's long write to alice, taking the lock as the service's writes do.
+  withPool(2, async (base, otherWriter) => {
     await otherWriter.query("SELECT pg_advisory_lock(hashtext($1))", ["alice"])
     const queued = ["one", "two", "three"].map((word) => ingest(base, "alice", `Walk number ${word}`))
     await new Promise((resolve) => setTimeout(resolve, 300))
@@ -132,13 +134,7 @@ it("writes queued on one user's lock hold one pooled connection at most: another
       hits: ReadonlyArray<{ content: string }>
     }
     expect(found.hits.map((hit) => hit.content).sort()).toEqual(["Walk number one", "Walk number three", "Walk number two"])
-  } finally {
-    await otherWriter.end()
-    service.child.kill("SIGTERM")
-    await service.exited
-    cluster.stop()
-  }
-}, 90_000)
+  }), 90_000)
 
 it("an idle pooled connection ended by the server is logged as a warning, and requests go on over new ones", async () => {
   const cluster = await startCluster({ fsync: false })
