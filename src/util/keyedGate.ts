@@ -6,11 +6,14 @@ interface Gate {
   users: number
 }
 
+/** Runs `effect` holding `key`'s permit. */
+export type KeyedGate = <A, E, R>(key: string, effect: Effect.Effect<A, E, R>) => Effect.Effect<A, E, R>
+
 /**
  * One permit per key: an effect run through it for a key waits for the one before it with the
  * same key, and runs alongside those of other keys. A key's gate lives only while in use.
  */
-export const makeKeyedGate = () => {
+export const makeKeyedGate = (): KeyedGate => {
   const gates = new Map<string, Gate>()
   return <A, E, R>(key: string, effect: Effect.Effect<A, E, R>): Effect.Effect<A, E, R> =>
     Effect.uninterruptibleMask((restore) =>

@@ -3,7 +3,7 @@ import { Effect } from "effect"
 import { writeBatches } from "../../transfer/batches.js"
 import { USER_TABLES } from "../../transfer/records.js"
 import type { UserLoad } from "../../UserStore.js"
-import { clock, UserWrites } from "../user/writes.js"
+import { clock, lockedTransaction } from "../user/writes.js"
 import { UserRows } from "./userRows.js"
 
 /** One user's rows read page by page and loaded whole, over the transfer records. */
@@ -23,9 +23,7 @@ export const UserPortability = (sql: SqlClient.SqlClient, userId: string) => {
     page: rows.page,
     /** Under the user's write lock; the postings and lexical counters are built from the rows, and new rows take seqs after theirs. */
     load: <E>(load: UserLoad<E>) =>
-      sql.withTransaction(Effect.gen(function*() {
-        const writes = UserWrites(sql, userId)
-        yield* writes.lock
+      lockedTransaction(sql, userId, (writes) => Effect.gen(function*() {
         if (yield* holds) return "Occupied" as const
         const { now } = yield* clock
         const space = load.space

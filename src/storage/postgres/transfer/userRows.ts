@@ -16,7 +16,7 @@ import {
 import { chunks } from "../../transfer/chunks.js"
 import { type PlainTable, plainBatch } from "../../transfer/batches.js"
 import { vectorText } from "../user/rows.js"
-import { clock, UserWrites } from "../user/writes.js"
+import { clock, lockedTransaction } from "../user/writes.js"
 
 /** Rows per INSERT of a copy: one JSON parameter each. */
 const ROWS_PER_INSERT = 500
@@ -146,9 +146,7 @@ export const UserRows = (sql: SqlClient.SqlClient, userId: string) => {
      * under the user's write lock; the postings and lexical counters are built from the rows.
      */
     replace: (snapshot: UserSnapshot) =>
-      sql.withTransaction(Effect.gen(function*() {
-        const writes = UserWrites(sql, userId)
-        yield* writes.lock
+      lockedTransaction(sql, userId, (writes) => Effect.gen(function*() {
         yield* writes.eraseUser
         const createdAt = snapshot.createdAt ?? (yield* firstWritten(snapshot))
         yield* sql`INSERT INTO users (user_id, created_at, embedding_model, embedding_dimensions)

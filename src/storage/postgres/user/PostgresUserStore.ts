@@ -14,8 +14,7 @@ import { makeWrittenUsers } from "../../outboxUsers.js"
 import { outboxUsers, UserOutbox } from "./outbox.js"
 import { MAINTENANCE_LOCKS, sessionLock, WEBHOOK_LOCKS } from "./sessionLocks.js"
 import { makeVectorIndexes } from "./vectorIndexes.js"
-import { clock, UserWrites } from "./writes.js"
-import { makeKeyedGate } from "../../../util/keyedGate.js"
+import { clock, lockedTransaction, UserWrites } from "./writes.js"
 import { span } from "../../../util/span.js"
 
 const OUTBOX_SCAN_INTERVAL_MS = 1_000
@@ -40,16 +39,6 @@ export const postgresUserStore = (webhooks: boolean) => Layer.effect(
     ): Effect.Effect<A, StoreError | Exclude<E, SqlError.SqlError>, R> =>
       Effect.flatMap(validateUserId(userId), (valid) => orUnavailable(use(valid))).pipe(span(`UserStore.${name}`))
 
-    /**
-     * A write waits for the user's lock holding a pooled connection (the lock is taken in its
-     * transaction, so that it holds across replicas). Writes of one user queue here first: in this
-     * process one connection at most waits on a user's lock, and a user with many writes in flight
-     * cannot take the connections other users' requests need (they would wait for the pool, then
-     * get 503).
-     */
-    const writers = makeKeyedGate()
-    const runWrite: typeof run = (name, userId, use) => writers(userId, run(name, userId, use))
-
     const known = (userId: string) =>
       Effect.map(sql<{ readonly user_id: string }>`SELECT user_id FROM users WHERE user_id = ${userId}`, (rows) => rows.length > 0)
 
@@ -60,21 +49,16 @@ export const postgresUserStore = (webhooks: boolean) => Layer.effect(
     return {
       provision: (userId) => run("provision", userId, () => Effect.flatMap(clock, ({ now }) => UserWrites(sql, userId).ensureUser(now)).pipe(Effect.asVoid)),
       erase: (userId) =>
-        runWrite("erase", userId, () =>
-          sql.withTransaction(Effect.gen(function*() {
-            const writes = UserWrites(sql, userId)
-            yield* writes.lock
-            return yield* writes.eraseUser
-          }))),
+        run("erase", userId, () => lockedTransaction(sql, userId, (writes) => writes.eraseUser)),
 
-      writeSession: (userId, write, options) => written.after(userId, runWrite("writeSession", userId, () => ingestSession(sql, userId, write, options))),
-      correct: (userId, correction) => written.after(userId, runWrite("correct", userId, () => correctMemory(sql, userId, correction))),
-      archive: (userId, memoryId, audit) => written.after(userId, runWrite("archive", userId, () => archiveMemory(sql, userId, memoryId, audit))),
-      purge: (userId, memoryId, audit) => written.after(userId, runWrite("purge", userId, () => purgeMemory(sql, userId, memoryId, audit))),
+      writeSession: (userId, write, options) => written.after(userId, run("writeSession", userId, () => ingestSession(sql, userId, write, options))),
+      correct: (userId, correction) => written.after(userId, run("correct", userId, () => correctMemory(sql, userId, correction))),
+      archive: (userId, memoryId, audit) => written.after(userId, run("archive", userId, () => archiveMemory(sql, userId, memoryId, audit))),
+      purge: (userId, memoryId, audit) => written.after(userId, run("purge", userId, () => purgeMemory(sql, userId, memoryId, audit))),
       purgeWords: (userId, memoryId) => run("purgeWords", userId, () => purgeWords(sql, userId, memoryId)),
-      archiveAll: (userId, audit) => written.after(userId, runWrite("archiveAll", userId, () => ifKnown(userId, archiveAllMemories(sql, userId, audit)))),
-      embedTurns: (userId, model, turns) => runWrite("embedTurns", userId, () => turns.length === 0 ? Effect.void : embedTurns(sql, userId, model, turns)),
-      settleProfile: (userId, settle) => written.after(userId, runWrite("settleProfile", userId, () => settleProfile(sql, userId, settle))),
+      archiveAll: (userId, audit) => written.after(userId, run("archiveAll", userId, () => ifKnown(userId, archiveAllMemories(sql, userId, audit)))),
+      embedTurns: (userId, model, turns) => run("embedTurns", userId, () => turns.length === 0 ? Effect.void : embedTurns(sql, userId, model, turns)),
+      settleProfile: (userId, settle) => written.after(userId, run("settleProfile", userId, () => settleProfile(sql, userId, settle))),
 
       appliedJob: (userId, jobId) => run("appliedJob", userId, () => Effect.map(UserReads(sql, userId).appliedJob(jobId), Option.fromNullable)),
       fact: (userId, factId) => run("fact", userId, () => Effect.map(UserReads(sql, userId).fact(factId), Option.fromNullable)),
@@ -121,14 +105,14 @@ export const postgresUserStore = (webhooks: boolean) => Layer.effect(
       reembed: {
         backlog: (userId, space, limit) => run("reembed.backlog", userId, () => UserReembed(sql, userId).backlog(space, limit)),
         remaining: (userId, space) => run("reembed.remaining", userId, () => UserReembed(sql, userId).remaining(space)),
-        store: (userId, space, rows) => runWrite("reembed.store", userId, () => UserReembed(sql, userId).store(space, rows))
+        store: (userId, space, rows) => run("reembed.store", userId, () => UserReembed(sql, userId).store(space, rows))
       },
 
       portability: {
         holds: (userId) => run("portability.holds", userId, (valid) => UserPortability(sql, valid).holds),
         space: (userId) => run("portability.space", userId, (valid) => UserPortability(sql, valid).space),
         page: (userId, table, page, vectors) => run("portability.page", userId, (valid) => UserPortability(sql, valid).page(table, page, vectors)),
-        load: (userId, load) => written.after(userId, runWrite("portability.load", userId, (valid) => UserPortability(sql, valid).load(load)))
+        load: (userId, load) => written.after(userId, run("portability.load", userId, (valid) => UserPortability(sql, valid).load(load)))
       },
 
       inventory: orUnavailable(Effect.gen(function*() {

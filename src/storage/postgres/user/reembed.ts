@@ -4,7 +4,7 @@ import type { VectorSpace } from "../../../domain/records.js"
 import type { RowToEmbed } from "../../UserStore.js"
 import { chunks } from "../../transfer/chunks.js"
 import { byParts, inList, vectorText } from "./rows.js"
-import { UserWrites } from "./writes.js"
+import { lockedTransaction } from "./writes.js"
 
 const TABLES = ["facts", "turns"] as const
 type Table = (typeof TABLES)[number]
@@ -81,9 +81,7 @@ export const UserReembed = (sql: SqlClient.SqlClient, userId: string) => {
     })
 
   const store = (space: VectorSpace, rows: ReadonlyArray<RowToEmbed & { readonly vector: Float32Array }>) =>
-    sql.withTransaction(Effect.gen(function*() {
-      const writes = UserWrites(sql, userId)
-      yield* writes.lock
+    lockedTransaction(sql, userId, (writes) => Effect.gen(function*() {
       if (yield* Effect.map(spaceOf, (user) => user === undefined)) return { stored: 0, remaining: 0, switched: false }
       const where = yield* target(space)
       let stored = 0

@@ -10,17 +10,10 @@ import type { CorrectionOutcome, ProfileSettlement, SessionOutcome, TurnToEmbed 
 import { forgetFacts, forgottenWith } from "./forget.js"
 import { byParts, FACT_COLUMNS, inList } from "./rows.js"
 import { UserReads } from "./reads.js"
-import { clock, UserWrites } from "./writes.js"
+import { clock, lockedTransaction } from "./writes.js"
 
 // The units of work on one user's data: each one transaction, holding the user's write lock,
 // with its audit events.
-
-const unit = <A, E, R>(sql: SqlClient.SqlClient, userId: string, work: (writes: ReturnType<typeof UserWrites>) => Effect.Effect<A, E, R>) =>
-  sql.withTransaction(Effect.gen(function*() {
-    const writes = UserWrites(sql, userId)
-    yield* writes.lock
-    return yield* work(writes)
-  }))
 
 export const ingestSession = (
   sql: SqlClient.SqlClient,
@@ -28,7 +21,7 @@ export const ingestSession = (
   write: SessionWrite,
   options: { readonly events: ReadonlyArray<NewEvent>; readonly job: { readonly id: string; readonly result: string } | null }
 ) =>
-  unit(sql, userId, (writes) =>
+  lockedTransaction(sql, userId, (writes) =>
     Effect.gen(function*() {
       const { job } = options
       if (job !== null) {
@@ -49,7 +42,7 @@ export const correctMemory = (
   userId: string,
   correction: { readonly memoryId: string; readonly scope: ScopeFilter; readonly session: Omit<SessionWrite, "scope">; readonly winner: number }
 ) =>
-  unit(sql, userId, (writes) =>
+  lockedTransaction(sql, userId, (writes) =>
     Effect.gen(function*() {
       const reads = UserReads(sql, userId)
       const current = yield* reads.fact(correction.memoryId)
@@ -65,7 +58,7 @@ export const correctMemory = (
     }))
 
 export const archiveMemory = (sql: SqlClient.SqlClient, userId: string, memoryId: string, audit: AuditContext) =>
-  unit(sql, userId, (writes) =>
+  lockedTransaction(sql, userId, (writes) =>
     Effect.gen(function*() {
       const fact = yield* UserReads(sql, userId).fact(memoryId)
       if (fact === undefined) return Option.none()
@@ -77,7 +70,7 @@ export const archiveMemory = (sql: SqlClient.SqlClient, userId: string, memoryId
     }))
 
 export const purgeMemory = (sql: SqlClient.SqlClient, userId: string, memoryId: string, audit: AuditContext) =>
-  unit(sql, userId, (writes) =>
+  lockedTransaction(sql, userId, (writes) =>
     Effect.gen(function*() {
       const fact = yield* UserReads(sql, userId).fact(memoryId)
       if (fact === undefined) return Option.none()
@@ -90,7 +83,7 @@ export const purgeMemory = (sql: SqlClient.SqlClient, userId: string, memoryId: 
     }))
 
 export const archiveAllMemories = (sql: SqlClient.SqlClient, userId: string, audit: AuditContext) =>
-  unit(sql, userId, (writes) =>
+  lockedTransaction(sql, userId, (writes) =>
     Effect.gen(function*() {
       const { now } = yield* clock
       const facts = yield* sql<FactRow>`SELECT ${sql.literal(FACT_COLUMNS)} FROM facts f WHERE f.user_id = ${userId} AND f.status <> 'archived'`
@@ -107,7 +100,7 @@ export const embedTurns = (
   model: string,
   turns: ReadonlyArray<TurnToEmbed & { readonly vector: Float32Array }>
 ) =>
-  unit(sql, userId, (writes) =>
+  lockedTransaction(sql, userId, (writes) =>
     Effect.gen(function*() {
       const current = yield* byParts(turns.map((turn) => turn.seq), (part) =>
         sql<TurnToEmbed & { readonly embedded: boolean }>`
@@ -123,7 +116,7 @@ export const embedTurns = (
  * is never made again), or waits for this.
  */
 export const settleProfile = (sql: SqlClient.SqlClient, userId: string, settle: ProfileSettlement) =>
-  unit(sql, userId, (writes) =>
+  lockedTransaction(sql, userId, (writes) =>
     Effect.gen(function*() {
       const { audit, entity, profiles, sources } = settle
       const entities = yield* sql<{ readonly entity_id: string }>`

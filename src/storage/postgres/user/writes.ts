@@ -4,6 +4,7 @@ import type { AuditContext } from "../../../domain/audit.js"
 import { entityId, spanId, turnId } from "../../../domain/ids.js"
 import type { FactRow, NewEvent, NewFact, Replacement } from "../../../domain/records.js"
 import { normalizeName } from "../../../domain/text.js"
+import { type KeyedGate, makeKeyedGate } from "../../../util/keyedGate.js"
 import { utcTimestamp } from "../../../util/timestamps.js"
 import { edgeRowValues, edgeTypeOfRole, entityLinks, eventRowValues, factRowValues, marksProfilesStale } from "../../rowValues.js"
 import { planTargets, type SessionWrite, type SessionWritten, settleSession } from "../../sessionWrite.js"
@@ -18,6 +19,31 @@ const USER_TABLES = [
 
 export const clock = Effect.map(Clock.currentTimeMillis, (millis) => ({ now: utcTimestamp(millis), epochSeconds: millis / 1000 }))
 
+/** Each client's queue of writers per user (see lockedTransaction). */
+const writerGates = new WeakMap<SqlClient.SqlClient, KeyedGate>()
+
+const writersOn = (sql: SqlClient.SqlClient) => {
+  const known = writerGates.get(sql)
+  if (known !== undefined) return known
+  const made = makeKeyedGate()
+  writerGates.set(sql, made)
+  return made
+}
+
+/**
+ * `work` in one transaction holding the user's write lock, so that writes to one user serialize
+ * whichever replica serves them. The lock is waited for holding a pooled connection; writers of
+ * one user queue in the process before the transaction takes one, so that one connection at most
+ * waits on a user's lock here and a user with many writes in flight cannot take the connections
+ * other users' requests need (they would wait for the pool, then get 503).
+ */
+export const lockedTransaction = <A, E, R>(
+  sql: SqlClient.SqlClient,
+  userId: string,
+  work: (writes: ReturnType<typeof UserWrites>) => Effect.Effect<A, E, R>
+) =>
+  writersOn(sql)(userId, sql.withTransaction(Effect.zipRight(sql`SELECT pg_advisory_xact_lock(hashtext(${userId}))`, work(UserWrites(sql, userId)))))
+
 /** Writes of one user's data, inside the caller's transaction; every statement names the user. */
 export const UserWrites = (sql: SqlClient.SqlClient, userId: string) => {
   const edge = (srcFactId: string, dstId: string, edgeType: string, predicate: string | null, epochSeconds: number) => ({
@@ -26,9 +52,6 @@ export const UserWrites = (sql: SqlClient.SqlClient, userId: string) => {
   })
 
   const postings = UserPostings(sql, userId)
-
-  /** Writes to one user serialize, whichever replica serves them: a lock held until the transaction ends. */
-  const lock = sql`SELECT pg_advisory_xact_lock(hashtext(${userId}))`
 
   /**
    * Keeps the user's count of indexed documents and their lexemes, which the lexical legs' bm25
@@ -183,5 +206,5 @@ export const UserWrites = (sql: SqlClient.SqlClient, userId: string) => {
       return { turnsWritten: write.turns.length, facts: settled.facts } satisfies SessionWritten
     })
 
-  return { lock, ensureUser, writeSession, insertFact, closeFact, insertEvents, countIndexed, reindex, eraseUser, storeVectors }
+  return { ensureUser, writeSession, insertFact, closeFact, insertEvents, countIndexed, reindex, eraseUser, storeVectors }
 }
