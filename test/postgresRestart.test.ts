@@ -1,4 +1,6 @@
 import { expect, it } from "@effect/vitest"
+import * as NodeHttp from "node:http"
+import type * as NodeNet from "node:net"
 import Pg from "pg"
 import { createDatabase, startCluster, withClient } from "../scripts/postgres/cluster.js"
 import { startProviderStub } from "../scripts/stubs/llm-providers.js"
@@ -75,10 +77,16 @@ it("PostgreSQL stopped under a running service: 503 in the envelope on every rou
  * A service on a database of its own with `poolMax` pooled connections, alice's beagle stored, and
  * a client of the test's own on that database (connected), for the length of `use`.
  */
-const withPool = async (poolMax: number, use: (base: string, client: Pg.Client) => Promise<void>) => {
+const withPool = async (poolMax: number, use: (base: string, client: Pg.Client) => Promise<void>, env: Record<string, string> = {}) => {
   const cluster = await startCluster({ fsync: false })
   const url = await createDatabase(cluster.url)
-  const service = await startProcess({ SERVICE_API_KEY: "k", SERVICE_DATA_ROOT: tempDataRoot(), SERVICE_DATABASE_URL: url, SERVICE_DATABASE_POOL_MAX: String(poolMax) })
+  const service = await startProcess({
+    SERVICE_API_KEY: "k",
+    SERVICE_DATA_ROOT: tempDataRoot(),
+    SERVICE_DATABASE_URL: url,
+    SERVICE_DATABASE_POOL_MAX: String(poolMax),
+    ...env
+  })
   const client = new Pg.Client({ connectionString: url })
   try {
     const base = `http://127.0.0.1:${service.port}`
@@ -135,6 +143,50 @@ it("writes queued on one user's lock hold one pooled connection at most: another
     }
     expect(found.hits.map((hit) => hit.content).sort()).toEqual(["Walk number one", "Walk number three", "Walk number two"])
   }), 90_000)
+
+it("a maintenance run's per-user lock takes no pooled connection: with a pool of one, a dream is answered and runs", () =>
+  withPool(1, async (base) => {
+    const dreamed = await fetch(`${base}/v1/maintenance/dream`, { method: "POST", headers: HEADERS, body: JSON.stringify({ user_id: "alice" }) })
+    expect(dreamed.status).toBe(200)
+    expect(await dreamed.json()).toMatchObject({ user_id: "alice", status: "ok" })
+  }), 90_000)
+
+/** A webhook receiver that holds every delivery unanswered until released, then answers each 200. */
+const holdingReceiver = async () => {
+  const held: Array<NodeHttp.ServerResponse> = []
+  let released = false
+  const server = NodeHttp.createServer((request, response) => {
+    request.resume()
+    request.on("end", () => released ? response.end() : held.push(response))
+  })
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve))
+  const { port } = server.address() as NodeNet.AddressInfo
+  return {
+    url: `http://127.0.0.1:${port}/hook`,
+    held: () => held.length,
+    release: () => {
+      released = true
+      for (const response of held.splice(0)) response.end()
+    },
+    close: () => new Promise<void>((resolve) => server.close(() => resolve()))
+  }
+}
+
+it("webhook deliveries waiting on a slow receiver hold no pooled connection: requests are answered meanwhile", async () => {
+  const receiver = await holdingReceiver()
+  try {
+    await withPool(1, async (base) => {
+      // alice's change (the pool's set-up stored it) is being delivered: the receiver holds it.
+      for (let attempt = 0; attempt < 200 && receiver.held() === 0; attempt++) await new Promise((resolve) => setTimeout(resolve, 50))
+      expect(receiver.held()).toBeGreaterThan(0)
+      expect((await search(base)).status).toBe(200)
+      expect((await ingest(base, "bob", "I keep bees")).status).toBe(200)
+      receiver.release()
+    }, { SERVICE_WEBHOOK_URL: receiver.url, SERVICE_WEBHOOK_SECRET: "webhook-secret", SERVICE_WEBHOOK_TIMEOUT_MS: "60000" })
+  } finally {
+    await receiver.close()
+  }
+}, 90_000)
 
 it("an idle pooled connection ended by the server is logged as a warning, and requests go on over new ones", async () => {
   const cluster = await startCluster({ fsync: false })

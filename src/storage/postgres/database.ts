@@ -13,6 +13,13 @@ import { makePool } from "./preparedStatements.js"
 /** The PostgreSQL database holding users' data and the control plane, migrated to this build's schema. */
 export class PostgresDatabase extends Context.Tag("Memory/PostgresDatabase")<PostgresDatabase, SqlClient.SqlClient>() {}
 
+/**
+ * The same database over a pool of its own, for per-user locks held across transactions (a
+ * maintenance run, a webhook delivery): each holds a connection while its run waits on a provider
+ * or a receiver, which must never leave requests without one.
+ */
+export class PostgresLockSessions extends Context.Tag("Memory/PostgresLockSessions")<PostgresLockSessions, SqlClient.SqlClient>() {}
+
 const BIGINT_OID = 20
 
 /** bigint columns (identities, counts) as numbers: every one here stays far below 2^53. */
@@ -93,11 +100,10 @@ const schemaAsFound = (sql: SqlClient.SqlClient) =>
 const CONNECT_TIMEOUT = Duration.seconds(5)
 
 /**
- * The pool, its first connection made (or the database found unreachable within the timeout),
- * ended with the scope. An idle connection's error is logged and left to the pool, which drops
- * that connection and opens another on demand.
+ * A pool, ended with the scope. An idle connection's error is logged and left to the pool, which
+ * drops that connection and opens another on demand.
  */
-const acquirePool = (options: { readonly url: Redacted.Redacted; readonly poolMax: number; readonly prepare: boolean }) =>
+const openPool = (options: { readonly url: Redacted.Redacted; readonly poolMax: number; readonly prepare: boolean }) =>
   Effect.acquireRelease(
     Effect.map(Effect.runtime<never>(), (runtime) => {
       const pool = makePool({
@@ -112,7 +118,11 @@ const acquirePool = (options: { readonly url: Redacted.Redacted; readonly poolMa
       return pool
     }),
     (pool) => Effect.promise(() => pool.end()).pipe(Effect.interruptible, Effect.timeoutOption(1000))
-  ).pipe(
+  )
+
+/** The pool, its first connection made (or the database found unreachable within the timeout). */
+const acquirePool = (options: { readonly url: Redacted.Redacted; readonly poolMax: number; readonly prepare: boolean }) =>
+  openPool(options).pipe(
     Effect.tap((pool) =>
       Effect.tryPromise({ try: () => pool.query("SELECT 1"), catch: (cause) => new SqlError.SqlError({ cause, message: "PgClient: Failed to connect" }) }).pipe(
         Effect.timeoutFail({
@@ -131,11 +141,16 @@ export const postgresDatabase = (options: {
   /** Leave the schema as it is (a tool that only reads); refused unless it is this build's. */
   readonly readOnly?: boolean
 }) =>
-  Layer.scoped(
-    PostgresDatabase,
+  Layer.scopedContext(
     Effect.gen(function*() {
       const sql = yield* PgClient.fromPool({
         acquire: acquirePool({ url: options.url, poolMax: options.poolMax, prepare: options.prepare ?? true }),
+        applicationName: "memory-service",
+        types
+      })
+      // Connections are opened when a lock is first taken, and closed once idle.
+      const lockSessions = yield* PgClient.fromPool({
+        acquire: openPool({ url: options.url, poolMax: options.poolMax, prepare: false }),
         applicationName: "memory-service",
         types
       })
@@ -156,7 +171,7 @@ export const postgresDatabase = (options: {
       }
       // A tool opening the database (a migration between backends) leaves the deployment's setting alone.
       yield* switchWebhookTrigger(sql, options.webhookSwitch ?? "keep")
-      return sql
+      return Context.make(PostgresDatabase, sql).pipe(Context.add(PostgresLockSessions, lockSessions))
     }).pipe(
       Effect.catchTag("SqlError", (error) =>
         Effect.fail(

@@ -2,7 +2,7 @@ import type { SqlError } from "@effect/sql"
 import { Clock, Effect, Layer, Option } from "effect"
 import { validateUserId } from "../../../domain/userId.js"
 import { type StoreError, UserStore, type UserStoreOperations } from "../../UserStore.js"
-import { orUnavailable, PostgresDatabase } from "../database.js"
+import { orUnavailable, PostgresDatabase, PostgresLockSessions } from "../database.js"
 import { purgeWords } from "./forget.js"
 import { UserPortability } from "../transfer/portability.js"
 import { UserGraph } from "./graph.js"
@@ -28,6 +28,7 @@ export const postgresUserStore = (webhooks: boolean) => Layer.effect(
   UserStore,
   Effect.gen(function*() {
     const sql = yield* PostgresDatabase
+    const lockSessions = yield* PostgresLockSessions
     const indexes = makeVectorIndexes()
     const written = yield* makeWrittenUsers(webhooks)
     let outboxScannedAt = Number.NEGATIVE_INFINITY
@@ -81,7 +82,7 @@ export const postgresUserStore = (webhooks: boolean) => Layer.effect(
       staleEntities: (userId, order, limit) => run("staleEntities", userId, () => UserReads(sql, userId).staleEntities(order, limit)),
       staleCount: (userId) => run("staleCount", userId, () => UserReads(sql, userId).staleCount),
       profileFacts: (userId, entityId) => run("profileFacts", userId, () => UserReads(sql, userId).profileFacts(entityId)),
-      maintenanceLock: (userId) => run("maintenanceLock", userId, () => sessionLock(sql, MAINTENANCE_LOCKS, userId)),
+      maintenanceLock: (userId) => run("maintenanceLock", userId, () => sessionLock(lockSessions, MAINTENANCE_LOCKS, userId)),
 
       outbox: {
         head: (userId, limit) => run("outbox.head", userId, () => UserOutbox(sql, userId).head(limit)),
@@ -97,7 +98,7 @@ export const postgresUserStore = (webhooks: boolean) => Layer.effect(
           outboxScannedAt = now
           return [...yield* orUnavailable(outboxUsers(sql)), ...yield* written.take]
         }),
-        claim: (userId) => run("outbox.claim", userId, () => sessionLock(sql, WEBHOOK_LOCKS, userId)),
+        claim: (userId) => run("outbox.claim", userId, () => sessionLock(lockSessions, WEBHOOK_LOCKS, userId)),
         pending: (userId) => run("outbox.pending", userId, () => UserOutbox(sql, userId).pending),
         written: written.next
       },

@@ -6,13 +6,14 @@ export const MAINTENANCE_LOCKS = 7_300_022
 export const WEBHOOK_LOCKS = 7_300_023
 
 /**
- * A per-user lock of a namespace: a session-level advisory lock on a connection reserved for the
- * scope, so that it holds across transactions and goes with the connection if the process dies.
- * Unlocked before the connection goes back to the pool; false when another session holds it.
+ * A per-user lock of a namespace: a session-level advisory lock on a connection of `lockSessions`
+ * (not the requests' pool) reserved for the scope, so that it holds across transactions and goes
+ * with the connection if the process dies. Unlocked before the connection goes back to its pool;
+ * false when another session holds it.
  */
-export const sessionLock = (sql: SqlClient.SqlClient, namespace: number, userId: string) =>
+export const sessionLock = (lockSessions: SqlClient.SqlClient, namespace: number, userId: string) =>
   Effect.gen(function*() {
-    const connection = yield* sql.reserve
+    const connection = yield* lockSessions.reserve
     const [row] = yield* connection.executeValues("SELECT pg_try_advisory_lock($1, hashtext($2))", [namespace, userId])
     const held = row?.[0] === true
     if (held) {
