@@ -129,6 +129,23 @@ export const RetrievalQueries = (sql: SqlClient.SqlClient) => {
           ORDER BY t.seq`,
 
     /** How many documents of an index contain each (stemmed) term. */
+    /**
+     * What a search's lexical legs start from, in one statement: how many documents of each index
+     * hold each stem, and whether the store holds any fact at all (without one, none can match).
+     */
+    lexicalFrequencies: (stems: ReadonlyArray<string>) =>
+      Effect.map(
+        inBatches(stems, (batch) =>
+          sql<{ readonly idx: "facts" | "turns" | "any_fact"; readonly term: string; readonly doc: number }>`
+            SELECT 'facts' AS idx, term, doc FROM facts_vocab WHERE term IN ${sql.in(batch)}
+            UNION ALL SELECT 'turns', term, doc FROM turns_vocab WHERE term IN ${sql.in(batch)}
+            UNION ALL SELECT 'any_fact', '', 1 WHERE EXISTS (SELECT 1 FROM facts)`),
+        (rows) => {
+          const of = (index: "facts" | "turns") => new Map(rows.filter((row) => row.idx === index).map((row) => [row.term, row.doc]))
+          return { anyFact: rows.some((row) => row.idx === "any_fact"), facts: of("facts"), turns: of("turns") }
+        }
+      ),
+
     termFrequencies: (index: "facts" | "turns", stems: ReadonlyArray<string>) =>
       inBatches(stems, (batch) =>
         sql<{ readonly term: string; readonly doc: number }>`

@@ -25,10 +25,6 @@ const stemsOf = (terms: ReadonlyArray<string>) => new Map(terms.map((term) => [t
 const documentFrequencies = (q: Queries, index: "facts" | "turns", stems: Iterable<string>) =>
   Effect.map(q.termFrequencies(index, [...new Set(stems)]), (rows) => new Map(rows.map((row) => [row.term, row.doc])))
 
-/** The FTS5 expression of the selective terms for one index; null when none is left. */
-const lexicalExpression = (q: Queries, index: "facts" | "turns", stems: ReadonlyMap<string, string>) =>
-  Effect.map(documentFrequencies(q, index, stems.values()), (frequency) => selectiveExpression(stems, frequency))
-
 /** The lexical legs: facts and turns by bm25 over the query's selective terms (the turns with their scores). */
 export const lexicalLegs = (
   q: Queries,
@@ -37,7 +33,9 @@ export const lexicalLegs = (
   Effect.gen(function*() {
     const { limit, scope, statuses } = options
     const stems = stemsOf(options.terms)
-    const [factExpression, turnExpression] = yield* Effect.all([lexicalExpression(q, "facts", stems), lexicalExpression(q, "turns", stems)])
+    const frequencies = yield* q.lexicalFrequencies([...new Set(stems.values())])
+    const factExpression = frequencies.anyFact ? selectiveExpression(stems, frequencies.facts) : null
+    const turnExpression = selectiveExpression(stems, frequencies.turns)
     const [facts, turns] = yield* Effect.all([
       factExpression === null ? Effect.succeed([]) : q.factsMatching({ expression: factExpression, scope, statuses, limit }),
       turnExpression === null ? Effect.succeed([]) : q.turnsMatching({ expression: turnExpression, scope, limit })
