@@ -144,9 +144,12 @@ it("writes queued on one user's lock hold one pooled connection at most: another
     expect(found.hits.map((hit) => hit.content).sort()).toEqual(["Walk number one", "Walk number three", "Walk number two"])
   }), 90_000)
 
+const dream = (base: string, userId: string) =>
+  fetch(`${base}/v1/maintenance/dream`, { method: "POST", headers: HEADERS, body: JSON.stringify({ user_id: userId }) })
+
 it("a maintenance run's per-user lock takes no pooled connection: with a pool of one, a dream is answered and runs", () =>
   withPool(1, async (base) => {
-    const dreamed = await fetch(`${base}/v1/maintenance/dream`, { method: "POST", headers: HEADERS, body: JSON.stringify({ user_id: "alice" }) })
+    const dreamed = await dream(base, "alice")
     expect(dreamed.status).toBe(200)
     expect(await dreamed.json()).toMatchObject({ user_id: "alice", status: "ok" })
   }), 90_000)
@@ -172,7 +175,7 @@ const holdingReceiver = async () => {
   }
 }
 
-it("webhook deliveries waiting on a slow receiver hold no pooled connection: requests are answered meanwhile", async () => {
+it("webhook deliveries waiting on a slow receiver hold no pooled connection: requests are answered meanwhile; a lock beyond the locks' pool gets 503 after a bounded wait", async () => {
   const receiver = await holdingReceiver()
   try {
     await withPool(1, async (base) => {
@@ -181,7 +184,19 @@ it("webhook deliveries waiting on a slow receiver hold no pooled connection: req
       expect(receiver.held()).toBeGreaterThan(0)
       expect((await search(base)).status).toBe(200)
       expect((await ingest(base, "bob", "I keep bees")).status).toBe(200)
+      // The delivery's lock holds the locks' only connection: a dream waits for one, then is refused.
+      const started = Date.now()
+      const refused = await dream(base, "carol")
+      expect(Date.now() - started).toBeLessThan(20_000)
+      expect(refused.status).toBe(503)
+      expect(await refused.json()).toMatchObject({ code: "vector_store_unavailable" })
       receiver.release()
+      let status = 0
+      for (let attempt = 0; attempt < 40 && status !== 200; attempt++) {
+        status = (await dream(base, "carol")).status
+        if (status !== 200) await new Promise((resolve) => setTimeout(resolve, 250))
+      }
+      expect(status).toBe(200)
     }, { SERVICE_WEBHOOK_URL: receiver.url, SERVICE_WEBHOOK_SECRET: "webhook-secret", SERVICE_WEBHOOK_TIMEOUT_MS: "60000" })
   } finally {
     await receiver.close()
