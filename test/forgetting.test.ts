@@ -2,6 +2,7 @@ import { describe, expect, it } from "@effect/vitest"
 import Database from "better-sqlite3"
 import { Effect, Exit, Scope } from "effect"
 import * as NodeFs from "node:fs"
+import * as NodeOs from "node:os"
 import { stubEmbedding } from "../scripts/stubs/embedding.js"
 import { type ProviderStub, startProviderStub } from "../scripts/stubs/llm-providers.js"
 import { chatRequests, llmEnv, providerStub } from "./support/llm.js"
@@ -889,6 +890,54 @@ describe.skipIf(onPostgres)("a purge cut off by SIGKILL between the user's store
       service.child.kill("SIGKILL")
       await service.exited
       await stub.close()
+    }
+  }, 120_000)
+})
+
+/** Asks a process started with `--heapsnapshot-signal=SIGUSR2` for a heap snapshot and reads it once written whole. */
+const heapSnapshot = async (pid: number | undefined, directory: string) => {
+  if (pid === undefined) throw new Error("the process has no pid")
+  process.kill(pid, "SIGUSR2")
+  let size = -1
+  for (let attempt = 0; attempt < 120; attempt++) {
+    await new Promise((resolve) => setTimeout(resolve, 500))
+    const [file] = NodeFs.readdirSync(directory).filter((name) => name.endsWith(".heapsnapshot"))
+    if (file === undefined) continue
+    const now = NodeFs.statSync(`${directory}/${file}`).size
+    // Written in one go by the process: whole once its size holds still.
+    if (now > 0 && now === size) return NodeFs.readFileSync(`${directory}/${file}`, "utf8")
+    size = now
+  }
+  throw new Error("no heap snapshot was written")
+}
+
+describe("a purged user and the process's memory (real process)", () => {
+  it("after a context block and the purge, the heap holds none of the user's words", async () => {
+    const word = "Qxzvblorptangent"
+    const snapshots = NodeFs.mkdtempSync(`${NodeOs.tmpdir()}/heap-`)
+    const deployment = await Effect.runPromise(freshDeployment)
+    const service = await startProcess(serviceEnv(deployment, {
+      SERVICE_ALLOW_PURGE: "true",
+      NODE_OPTIONS: `--heapsnapshot-signal=SIGUSR2 --diagnostic-dir=${snapshots}`
+    }))
+    try {
+      const ingested = await http(service.port, "/v1/memories", {
+        method: "POST",
+        body: JSON.stringify({ user_id: "zed", infer: false, async_mode: false, messages: [{ role: "user", content: `My cat ${word} likes tuna` }] })
+      })
+      expect(ingested.status).toBe(200)
+      const context = await http(service.port, "/v1/context", { method: "POST", body: JSON.stringify({ user_id: "zed", query: "cat tuna" }) })
+      expect(JSON.stringify(context.body)).toContain(word)
+      const purged = await http(service.port, "/v1/memories?user_id=zed&purge=true", { method: "DELETE" })
+      expect(purged.body).toMatchObject({ purged: true })
+      const heap = await heapSnapshot(service.child.pid, snapshots)
+      const found = heap.indexOf(word)
+      // What holds it, if anything: the text around the first string that mentions it.
+      expect(found === -1 ? null : heap.slice(Math.max(0, found - 200), found + 200)).toBeNull()
+    } finally {
+      service.child.kill("SIGKILL")
+      await service.exited
+      NodeFs.rmSync(snapshots, { recursive: true, force: true })
     }
   }, 120_000)
 })

@@ -1,5 +1,5 @@
-import type { countTokens } from "gpt-tokenizer"
 import type { EvidenceItem } from "./evidence.js"
+import type { TokenCounter } from "./tokenizer.js"
 import { normalizeText } from "../domain/text.js"
 
 /** A card as rendered into the context block: keys in this order, empty ones left out. */
@@ -79,9 +79,6 @@ const AS_PLAIN_TEXT = { disallowedSpecial: new Set<string>() }
  * repeated in a card's evidence id and source, and would hold the event loop for seconds.
  */
 const MAX_COUNTED_CHARS = 2_000
-
-/** The tokenizer's count, handed in: the tokenizer is loaded for the first block that needs it. */
-export type TokenCounter = typeof countTokens
 
 const lineTokens = (countTokens: TokenCounter, line: string) =>
   line.length <= MAX_COUNTED_CHARS ? countTokens(line, AS_PLAIN_TEXT) : Buffer.byteLength(line, "utf8")

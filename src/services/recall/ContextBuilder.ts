@@ -1,7 +1,7 @@
 import { Effect } from "effect"
 import { ContextResponse } from "../../api/RetrievalApi.js"
 import { renderWithinBudget } from "../../retrieval/contextCards.js"
-import { tokenizer } from "../../retrieval/tokenizer.js"
+import { withTokenCounter } from "../../retrieval/tokenizer.js"
 import type { ScopeParams } from "../memories/memoryRecords.js"
 import { Retrieval } from "./Retrieval.js"
 import { span } from "../../util/span.js"
@@ -22,8 +22,7 @@ export class ContextBuilder extends Effect.Service<ContextBuilder>()("Memory/Con
         const topK = Math.min(MAX_CARDS, Math.ceil(request.token_budget / TOKENS_PER_CARD))
         const { degraded, items } = yield* retrieval.search({ ...request, top_k: topK })
         // A tokenizer that cannot load is a broken installation: a fault, not an answer.
-        const { countTokens } = yield* Effect.orDie(tokenizer)
-        const rendered = renderWithinBudget(items, request.token_budget, countTokens)
+        const rendered = yield* Effect.orDie(withTokenCounter((countTokens) => renderWithinBudget(items, request.token_budget, countTokens)))
         // Typed values, checked again as they are encoded: no second validation of every card here.
         return new ContextResponse({
           text: rendered.text,
