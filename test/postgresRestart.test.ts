@@ -1,6 +1,5 @@
 import { expect, it } from "@effect/vitest"
 import * as NodeHttp from "node:http"
-import type * as NodeNet from "node:net"
 import Pg from "pg"
 import { createDatabase, startCluster, withClient } from "../scripts/postgres/cluster.js"
 import { startProviderStub } from "../scripts/stubs/llm-providers.js"
@@ -163,9 +162,10 @@ const holdingReceiver = async () => {
     request.on("end", () => released ? response.end() : held.push(response))
   })
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve))
-  const { port } = server.address() as NodeNet.AddressInfo
+  const address = server.address()
+  if (address === null || typeof address === "string") throw new Error("the receiver has no TCP address")
   return {
-    url: `http://127.0.0.1:${port}/hook`,
+    url: `http://127.0.0.1:${address.port}/hook`,
     held: () => held.length,
     release: () => {
       released = true
