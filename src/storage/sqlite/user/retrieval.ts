@@ -128,7 +128,6 @@ export const RetrievalQueries = (sql: SqlClient.SqlClient) => {
             AND ${scoped("t", scope)}
           ORDER BY t.seq`,
 
-    /** How many documents of an index contain each (stemmed) term. */
     /**
      * What a search's lexical legs start from, in one statement: how many documents of each index
      * hold each stem, and whether the store holds any fact at all (without one, none can match).
@@ -146,6 +145,7 @@ export const RetrievalQueries = (sql: SqlClient.SqlClient) => {
         }
       ),
 
+    /** How many documents of an index contain each (stemmed) term. */
     termFrequencies: (index: "facts" | "turns", stems: ReadonlyArray<string>) =>
       inBatches(stems, (batch) =>
         sql<{ readonly term: string; readonly doc: number }>`
