@@ -8,7 +8,7 @@ import { StartupError } from "../../startup/StartupError.js"
 import { appliedMigration, LATEST_MIGRATION, migrate } from "./migrations.js"
 import type { WebhookSwitch } from "../../config/webhooks.js"
 import { switchWebhookTrigger } from "./webhookTrigger.js"
-import { makePool } from "./preparedStatements.js"
+import { makePool } from "./pool.js"
 
 /** The PostgreSQL database holding users' data and the control plane, migrated to this build's schema. */
 export class PostgresDatabase extends Context.Tag("Memory/PostgresDatabase")<PostgresDatabase, SqlClient.SqlClient>() {}

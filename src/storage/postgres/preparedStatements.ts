@@ -49,10 +49,3 @@ export const prepareStatementsOn = (client: Pg.PoolClient) => {
     }
   })
 }
-
-/** A pool of `config`, each connection preparing its statements when `prepare` is on. */
-export const makePool = (config: Pg.PoolConfig, prepare: boolean) => {
-  const pool = new Pg.Pool(config)
-  if (prepare) pool.on("connect", prepareStatementsOn)
-  return pool
-}
