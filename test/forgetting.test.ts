@@ -589,6 +589,20 @@ describe("purge", () => {
       expectNoMention(requests.text, "4417", "GET /v1/admin/requests")
     }))
 
+  it.scoped("the embedder's remembered queries go with it: the same search asks for its vector again", () =>
+    Effect.gen(function*() {
+      const server = yield* remembered()
+      const query = "what is my bank PIN"
+      const asked = () => server.stub.requests.filter((request) => request.path.includes("embeddings") && JSON.stringify(request.body).includes(query)).length
+      const search = sendJson(`${server.baseUrl}/v1/search`, { user_id: "alice", query })
+      yield* search
+      yield* search
+      expect(asked()).toBe(1)
+      expect((yield* forget(server.baseUrl, "alice", server.pin.id, "purge")).body).toMatchObject({ purged: true })
+      yield* search
+      expect(asked()).toBe(2)
+    }))
+
   it.scopedLive("an answer job that quoted it keeps none of its words in its result", () =>
     Effect.gen(function*() {
       const server = yield* remembered()
@@ -912,11 +926,14 @@ const heapSnapshot = async (pid: number | undefined, directory: string) => {
 }
 
 describe("a purged user and the process's memory (real process)", () => {
-  it("after a context block and the purge, the heap holds none of the user's words", async () => {
+  it("after a search (its query's vector remembered), a context block and the purge, the heap holds none of the user's words", async () => {
     const word = "Qxzvblorptangent"
     const snapshots = NodeFs.mkdtempSync(`${NodeOs.tmpdir()}/heap-`)
+    const stub = await startProviderStub({ provider: "openai" })
     const deployment = await Effect.runPromise(freshDeployment)
     const service = await startProcess(serviceEnv(deployment, {
+      ...llmEnv(stub),
+      SERVICE_EMBED_MODEL: "stub-embed",
       SERVICE_ALLOW_PURGE: "true",
       NODE_OPTIONS: `--heapsnapshot-signal=SIGUSR2 --diagnostic-dir=${snapshots}`
     }))
@@ -926,6 +943,8 @@ describe("a purged user and the process's memory (real process)", () => {
         body: JSON.stringify({ user_id: "zed", infer: false, async_mode: false, messages: [{ role: "user", content: `My cat ${word} likes tuna` }] })
       })
       expect(ingested.status).toBe(200)
+      const searched = await http(service.port, "/v1/search", { method: "POST", body: JSON.stringify({ user_id: "zed", query: `is ${word} my cat` }) })
+      expect(searched.body).toMatchObject({ degraded: [] })
       const context = await http(service.port, "/v1/context", { method: "POST", body: JSON.stringify({ user_id: "zed", query: "cat tuna" }) })
       expect(JSON.stringify(context.body)).toContain(word)
       const purged = await http(service.port, "/v1/memories?user_id=zed&purge=true", { method: "DELETE" })
@@ -937,6 +956,7 @@ describe("a purged user and the process's memory (real process)", () => {
     } finally {
       service.child.kill("SIGKILL")
       await service.exited
+      await stub.close()
       NodeFs.rmSync(snapshots, { recursive: true, force: true })
     }
   }, 120_000)

@@ -15,6 +15,8 @@ export interface ActiveEmbedder {
   readonly embed: (texts: ReadonlyArray<string>) => Effect.Effect<ReadonlyArray<Float32Array>, ProviderUnavailable>
   /** A query's vector, remembered for the next time the same query comes. */
   readonly embedQuery: (text: string) => Effect.Effect<Float32Array, ProviderUnavailable>
+  /** Drops every remembered query: a query may hold words that a purge erases. */
+  readonly forgetQueries: Effect.Effect<void>
 }
 
 /** Writes fail and the vector leg degrades the same way whatever went wrong with the provider. */
@@ -45,7 +47,7 @@ const activeEmbedder = (transport: EmbedTransport): ActiveEmbedder => {
         }))
     })
 
-  return { provider: transport.provider, model: transport.model, embed, embedQuery }
+  return { provider: transport.provider, model: transport.model, embed, embedQuery, forgetQueries: Effect.sync(() => cache.clear()) }
 }
 
 /**

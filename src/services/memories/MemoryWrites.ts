@@ -65,6 +65,9 @@ export class MemoryWrites extends Effect.Service<MemoryWrites>()("Memory/MemoryW
           )
       })
 
+    /** The embedder's remembered queries dropped after a purge: one may hold the words erased. */
+    const forgetQueries = Option.match(embedder.active, { onNone: () => Effect.void, onSome: (active) => active.forgetQueries })
+
     const archive = (userId: string, memoryId: string, audit: AuditContext) =>
       Effect.gen(function*() {
         const forgotten = yield* store.archive(userId, memoryId, audit)
@@ -106,6 +109,7 @@ export class MemoryWrites extends Effect.Service<MemoryWrites>()("Memory/MemoryW
         yield* scrubJobs(userId, ahead)
         const forgotten = yield* store.purge(userId, memoryId, audit)
         if (Option.isSome(forgotten)) yield* forgetInJobs(userId, forgotten.value.words)
+        yield* forgetQueries
         yield* reembed(userId, forgotten)
         return new DeleteResult({
           id: memoryId,
@@ -231,6 +235,7 @@ export class MemoryWrites extends Effect.Service<MemoryWrites>()("Memory/MemoryW
           // Nothing of theirs is kept in jobs either: answers under way start again from nothing.
           yield* control.jobs.fence(userId, QUOTING_KINDS)
           yield* control.jobs.forgetUser(userId)
+          yield* forgetQueries
           yield* Effect.logInfo("user store erased").pipe(Effect.annotateLogs({ user_id: userId, actor: audit.actor, existed }))
           return new UserDeleteResult({ user_id: userId, deleted: existed, purged: true, archived: 0 })
         }
