@@ -15,6 +15,24 @@ const hashOf = (text: string) => {
   return hash >>> 0
 }
 
+const SECOND_LANE_PRIME = 0x5bd1e995
+
+/**
+ * A 53-bit fingerprint of a text, from two 32-bit hash lanes (FNV-1a and a multiply-xorshift):
+ * a key that stands for a text without holding it, where a wrong match would cost little.
+ */
+export const textFingerprint = (text: string) => {
+  let fnv = FNV_OFFSET
+  let second = Math.imul(text.length, SECOND_LANE_PRIME)
+  for (let i = 0; i < text.length; i++) {
+    const code = text.charCodeAt(i)
+    fnv = mixed(fnv, code)
+    second = Math.imul(second ^ code, SECOND_LANE_PRIME)
+    second ^= second >>> 15
+  }
+  return (second >>> 11) * 0x1_0000_0000 + (fnv >>> 0)
+}
+
 const SPACE = 0x20
 
 /**

@@ -3,6 +3,7 @@ import { type ProviderError, ProviderUnavailable } from "../api/errors.js"
 import { LlmProvider } from "./LlmProvider.js"
 import type { EmbedProviderName } from "../config/AppConfig.js"
 import type { EmbedTransport } from "./types.js"
+import { RecentCache } from "../util/recentCache.js"
 import { span } from "../util/span.js"
 
 const QUERY_CACHE = 1024
@@ -31,20 +32,12 @@ const activeEmbedder = (transport: EmbedTransport): ActiveEmbedder => {
       span("Embedder.embed", { attributes: { provider: transport.provider, model: transport.model, inputs: texts.length } })
     )
 
-  const cache = new Map<string, Float32Array>()
+  const cache = new RecentCache<string, Float32Array>(QUERY_CACHE)
   const embedQuery = (text: string) =>
     Effect.suspend(() => {
       const cached = cache.get(text)
-      if (cached !== undefined) {
-        cache.delete(text)
-        cache.set(text, cached)
-        return Effect.succeed(cached)
-      }
-      return Effect.tap(Effect.map(embed([text]), (vectors) => vectors[0]!), (vector) =>
-        Effect.sync(() => {
-          cache.set(text, vector)
-          if (cache.size > QUERY_CACHE) cache.delete(cache.keys().next().value!)
-        }))
+      if (cached !== undefined) return Effect.succeed(cached)
+      return Effect.tap(Effect.map(embed([text]), (vectors) => vectors[0]!), (vector) => Effect.sync(() => cache.set(text, vector)))
     })
 
   return { provider: transport.provider, model: transport.model, embed, embedQuery, forgetQueries: Effect.sync(() => cache.clear()) }

@@ -68,12 +68,6 @@ const renderInside = (value: unknown): string => typeof value === "string" ? `'$
 export const cardLine = (card: Card) => `- ${Object.entries(card).map(([key, value]) => `${key}=${render(value)}`).join(" ")}`
 
 /**
- * Stored text may spell a special token (`<|endoftext|>`): to a reader it is text, and counted
- * as such (by default the tokenizer throws on it).
- */
-const AS_PLAIN_TEXT = { disallowedSpecial: new Set<string>() }
-
-/**
  * Past this length a line is priced at its UTF-8 bytes, an upper bound (no token is shorter than
  * a byte): the tokenizer is quadratic in one long unbroken word, such as a long session id
  * repeated in a card's evidence id and source, and would hold the event loop for seconds.
@@ -81,7 +75,7 @@ const AS_PLAIN_TEXT = { disallowedSpecial: new Set<string>() }
 const MAX_COUNTED_CHARS = 2_000
 
 const lineTokens = (countTokens: TokenCounter, line: string) =>
-  line.length <= MAX_COUNTED_CHARS ? countTokens(line, AS_PLAIN_TEXT) : Buffer.byteLength(line, "utf8")
+  line.length <= MAX_COUNTED_CHARS ? countTokens(line) : Buffer.byteLength(line, "utf8")
 
 /**
  * Renders cards, best first, until the next would exceed the token budget (each line counted
