@@ -1,11 +1,12 @@
 import { HttpClient, HttpServer, HttpServerResponse } from "@effect/platform"
 import { NodeHttpServer } from "@effect/platform-node"
 import { describe, expect, it } from "@effect/vitest"
-import { ConfigProvider, Effect, Exit, Layer, Option, Scope } from "effect"
+import { ConfigProvider, Effect, Exit, FiberRef, Layer, Option, Scope, Tracer } from "effect"
 import * as NodeHttp from "node:http"
 import type { AddressInfo } from "node:net"
 import { untracedUnless } from "../src/http/untraced.js"
 import { TracingLive } from "../src/services/observability/Tracing.js"
+import { span } from "../src/util/span.js"
 import { authHeaders, rawFetch, startServer } from "./support/server.js"
 
 /** A loopback OTLP/HTTP collector that keeps every trace export it receives. */
@@ -68,5 +69,13 @@ describe("tracing", () => {
         )
       expect(yield* seen(false)).toEqual({ noop: true, parent: null })
       expect(yield* seen(true)).toEqual({ noop: false, parent: "http.server GET" })
+    }))
+
+  it.effect("the service's own spans are not made at all while tracing is off: the effect runs under no span of theirs", () =>
+    Effect.gen(function*() {
+      const parentName = Effect.map(Effect.serviceOption(Tracer.ParentSpan), Option.map((parent) => parent._tag === "Span" ? parent.name : "external"))
+      const spanned = span("Memory.step")(parentName)
+      expect(yield* spanned).toEqual(Option.some("Memory.step"))
+      expect(yield* Effect.locally(spanned, FiberRef.currentTracerEnabled, false)).toEqual(Option.none())
     }))
 })
