@@ -93,14 +93,17 @@ export class Retrieval extends Effect.Service<Retrieval>()("Memory/Retrieval", {
     // A missing local model names the command that brings it.
     const remedy = Option.match(embedder.remedy, { onNone: () => ({}), onSome: (command) => ({ command }) })
 
-    /** The vector leg could not run, for this reason: one entry per channel, as the contract lists them. */
+    /**
+     * The vector leg could not run, for this reason: one entry per channel, as the contract lists
+     * them. Built from typed strings, so not validated again here (encoding checks it).
+     */
     const vectorSkipped = (reason: string) =>
       VECTOR_CHANNELS.map((channel) =>
         new Degraded({
           code: "vector_route_failed",
           message: `${reason} — vector route for ${channel} skipped`,
           details: { channel, ...remedy }
-        }))
+        }, true))
 
     /** The query's vector, or why there is none. */
     const queryVector = (query: string): Effect.Effect<Either.Either<Float32Array, string>> =>
