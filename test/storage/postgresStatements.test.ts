@@ -57,7 +57,9 @@ describe("PostgreSQL: the statements a search and an ingest run", () => {
 
   it.effect("a session of turns alone reads no fact, and writes its turns with their postings, spans and counts in one statement", () =>
     Effect.gen(function*() {
-      yield* writeSession("alice", session("s1", ["first turn"]))
+      // A new user's first session makes the user's row in the statement that makes the session's.
+      const first = yield* statementsOf(writeSession("alice", session("s1", ["first turn"])))
+      expect(first.texts.filter((text) => /INSERT INTO users/.test(text))).toEqual([expect.stringMatching(/INSERT INTO users[\s\S]*INSERT INTO sessions/)])
       const { texts } = yield* statementsOf(writeSession("alice", session("s1", ["I got a beagle puppy", "I love green tea"])))
       expect(texts.filter((text) => /FROM facts/.test(text))).toEqual([])
       const turns = texts.filter((text) => /INSERT INTO "?turns"?/.test(text))

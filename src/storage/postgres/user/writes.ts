@@ -81,9 +81,11 @@ export const UserWrites = (sql: SqlClient.SqlClient, userId: string) => {
 
   const appendTurns = (write: SessionWrite, now: string) =>
     Effect.gen(function*() {
-      // The session's row and its last position, in one statement: the insert reads no turn.
+      // The user's row, the session's and the session's last position, in one statement: the
+      // inserts read no turn, and no key refers to either row.
       const [last] = yield* sql<{ readonly position: number | null }>`
-        WITH session AS (INSERT INTO sessions (user_id, session_id, session_time, created_at) VALUES (${userId}, ${write.sessionId}, ${write.sessionTime}, ${now})
+        WITH known_user AS (${ensureUser(now)}),
+          session AS (INSERT INTO sessions (user_id, session_id, session_time, created_at) VALUES (${userId}, ${write.sessionId}, ${write.sessionTime}, ${now})
           ON CONFLICT (user_id, session_id) DO NOTHING)
         SELECT max(position) AS position FROM turns WHERE user_id = ${userId} AND session_id = ${write.sessionId}`
       const first = (last?.position ?? 0) + 1
@@ -190,7 +192,6 @@ export const UserWrites = (sql: SqlClient.SqlClient, userId: string) => {
   /** A session's turns and settled plans, each change with its audit event. */
   const writeSession = (write: SessionWrite, now: string, epochSeconds: number) =>
     Effect.gen(function*() {
-      yield* ensureUser(now)
       const { firstPosition, seqs } = yield* appendTurns(write, now)
       yield* storeVectors("turns", write.embeddingModel, (write.turnVectors ?? []).map((vector, i) => ({ seq: seqs[i]!, vector })))
       const targetIds = planTargets(write)
