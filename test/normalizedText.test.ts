@@ -62,4 +62,14 @@ describe("normalizedTextKeys: one key per normalized text, without normalizing e
     expect(keys[2]).toBe(keys[0])
     expect(typeof keys[3]).toBe("number")
   })
+
+  it("keys one same text stored twice by its hash, without normalizing it, and a colliding group by its normalized texts", () => {
+    const keys = normalizedTextKeys(["I can swim", "I can swim", "cxiltycene", "cxiltycene", "bofsavqvoq", "I CAN SWIM"])
+    expect(typeof keys[0]).toBe("string")
+    expect(keys.slice(1, 5)).toEqual([keys[0], "cxiltycene", "cxiltycene", "bofsavqvoq"])
+    expect(keys[5]).toBe(keys[0])
+    const same = normalizedTextKeys(["I can swim", "I can swim", "another"])
+    expect(typeof same[0]).toBe("number")
+    expect(same[1]).toBe(same[0])
+  })
 })

@@ -60,13 +60,19 @@ const normalizedTextHash = (text: string) => {
 }
 
 /**
- * A key per text, two keys equal exactly when the texts' `normalizeText` are: the normalized
- * text where another text shares its hash, else the hash alone. Normalizing every candidate of
- * a search had been a tenth of what the search allocated.
+ * A key per text, two keys equal exactly when the texts' `normalizeText` are: the hash alone
+ * where the texts sharing it are one same text (the common case: the same words stored twice),
+ * else the normalized text. Normalizing every candidate of a search had been a tenth of what the
+ * search allocated.
  */
 export const normalizedTextKeys = (texts: ReadonlyArray<string>): Array<string | number> => {
   const hashes = texts.map(normalizedTextHash)
-  const sharing = new Map<number, number>()
-  for (const hash of hashes) sharing.set(hash, (sharing.get(hash) ?? 0) + 1)
-  return hashes.map((hash, i) => sharing.get(hash)! > 1 ? normalizeText(texts[i]!) : hash)
+  // Per hash, its first text, or null once a different text shares the hash.
+  const sameText = new Map<number, string | null>()
+  hashes.forEach((hash, i) => {
+    const seen = sameText.get(hash)
+    if (seen === undefined) sameText.set(hash, texts[i]!)
+    else if (seen !== null && seen !== texts[i]) sameText.set(hash, null)
+  })
+  return hashes.map((hash, i) => sameText.get(hash) === null ? normalizeText(texts[i]!) : hash)
 }
