@@ -2,6 +2,7 @@ import { SqlClient, SqlError, Statement } from "@effect/sql"
 import type { Connection } from "@effect/sql/SqlConnection"
 import Sqlite from "better-sqlite3"
 import { Effect, Option, Scope, Stream } from "effect"
+import { RecentCache } from "../../util/recentCache.js"
 
 /**
  * Prepared statements kept per connection; past it the least recently used one is dropped (and
@@ -98,18 +99,12 @@ export const makeSqliteClient = (options: {
   })
 
 const makeConnection = (db: Sqlite.Database) => {
-  const prepared = new Map<string, Sqlite.Statement>()
+  const prepared = new RecentCache<string, Sqlite.Statement>(PREPARED_CAPACITY)
   const prepare = (sql: string) => {
     const cached = prepared.get(sql)
-    if (cached !== undefined) {
-      // Re-inserted, so the map's order is least recently used first.
-      prepared.delete(sql)
-      prepared.set(sql, cached)
-      return cached
-    }
+    if (cached !== undefined) return cached
     const statement = db.prepare(sql)
     prepared.set(sql, statement)
-    if (prepared.size > PREPARED_CAPACITY) prepared.delete(prepared.keys().next().value!)
     return statement
   }
   /** Runs at once, when called: the outcome as an effect that has nothing left to do. */

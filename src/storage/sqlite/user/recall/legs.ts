@@ -15,8 +15,9 @@ export const recallLegs = (sql: SqlClient.SqlClient, query: RecallQuery) =>
     const q = RetrievalQueries(sql)
     const vector = yield* vectorLeg(sql, q, { vector: query.vector, scope, statuses, limit: query.vectorDepth })
     const lexical = yield* lexicalLegs(q, { terms: query.terms, scope, statuses, limit })
-    const entityFacts = yield* entityLeg(q, { names: query.names, scope, statuses, limit })
-    const dated = yield* timeLeg(q, { datePrefix: query.datePrefix, scope, statuses, limit })
+    // A store without facts (one filled without extraction) has none to find by name or date.
+    const entityFacts = lexical.anyFact ? yield* entityLeg(q, { names: query.names, scope, statuses, limit }) : []
+    const dated = yield* timeLeg(q, { datePrefix: query.datePrefix, facts: lexical.anyFact, scope, statuses, limit })
     const neighbours = yield* neighbourhoodLeg(q, { lexicalTurns: lexical.turns, seeds: query.neighbourSeeds, reach: query.neighbourReach, scope })
     return {
       lexicalFacts: lexical.facts,

@@ -25,7 +25,10 @@ const stemsOf = (terms: ReadonlyArray<string>) => new Map(terms.map((term) => [t
 const documentFrequencies = (q: Queries, index: "facts" | "turns", stems: Iterable<string>) =>
   Effect.map(q.termFrequencies(index, [...new Set(stems)]), (rows) => new Map(rows.map((row) => [row.term, row.doc])))
 
-/** The lexical legs: facts and turns by bm25 over the query's selective terms (the turns with their scores). */
+/**
+ * The lexical legs: facts and turns by bm25 over the query's selective terms (the turns with their
+ * scores), and whether the store holds any fact at all (the other legs over facts need not run).
+ */
 export const lexicalLegs = (
   q: Queries,
   options: { readonly terms: ReadonlyArray<string>; readonly scope: ScopeFilter; readonly statuses: ReadonlyArray<string>; readonly limit: number }
@@ -40,7 +43,7 @@ export const lexicalLegs = (
       factExpression === null ? Effect.succeed([]) : q.factsMatching({ expression: factExpression, scope, statuses, limit }),
       turnExpression === null ? Effect.succeed([]) : q.turnsMatching({ expression: turnExpression, scope, limit })
     ])
-    return { facts, turns }
+    return { facts, turns, anyFact: frequencies.anyFact }
   })
 
 /** For each list of terms, the current facts most like it by bm25 over its selective terms, best first. */
