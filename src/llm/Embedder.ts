@@ -3,6 +3,7 @@ import { type ProviderError, ProviderUnavailable } from "../api/errors.js"
 import { LlmProvider } from "./LlmProvider.js"
 import type { EmbedProviderName } from "../config/AppConfig.js"
 import type { EmbedTransport } from "./types.js"
+import { textFingerprint } from "../domain/text.js"
 import { RecentCache } from "../util/recentCache.js"
 import { span } from "../util/span.js"
 
@@ -32,12 +33,15 @@ const activeEmbedder = (transport: EmbedTransport): ActiveEmbedder => {
       span("Embedder.embed", { attributes: { provider: transport.provider, model: transport.model, inputs: texts.length } })
     )
 
-  const cache = new RecentCache<string, Float32Array>(QUERY_CACHE)
+  // By the query's fingerprint, never its text: a query may hold words a purge erases, and a
+  // purge on another replica cannot empty this process's cache.
+  const cache = new RecentCache<number, Float32Array>(QUERY_CACHE)
   const embedQuery = (text: string) =>
     Effect.suspend(() => {
-      const cached = cache.get(text)
+      const key = textFingerprint(text)
+      const cached = cache.get(key)
       if (cached !== undefined) return Effect.succeed(cached)
-      return Effect.tap(Effect.map(embed([text]), (vectors) => vectors[0]!), (vector) => Effect.sync(() => cache.set(text, vector)))
+      return Effect.tap(Effect.map(embed([text]), (vectors) => vectors[0]!), (vector) => Effect.sync(() => cache.set(key, vector)))
     })
 
   return { provider: transport.provider, model: transport.model, embed, embedQuery, forgetQueries: Effect.sync(() => cache.clear()) }
