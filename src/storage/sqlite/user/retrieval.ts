@@ -21,7 +21,6 @@ export const scopedTo = (sql: SqlClient.SqlClient, alias: string, scope: ScopeFi
 
 const isUnscoped = (scope: ScopeFilter) => scope.agent_id === null && scope.run_id === null && scope.project_id === null
 
-/** Queries of the retrieval legs over one user's store. Each returns rows best first. */
 /** A row of `lexicalFrequencies`: a stem's count of documents in one index, or the mark that the store holds a fact. */
 interface FrequencyRow {
   readonly idx: "facts" | "turns" | "any_fact"
@@ -29,6 +28,7 @@ interface FrequencyRow {
   readonly doc: number
 }
 
+/** Queries of the retrieval legs over one user's store. Each returns rows best first. */
 export const RetrievalQueries = (sql: SqlClient.SqlClient) => {
   const scoped = (alias: string, scope: ScopeFilter) => scopedTo(sql, alias, scope)
   const visible = (statuses: ReadonlyArray<string>) => sql`f.status IN ${sql.in(statuses)}`
@@ -140,20 +140,22 @@ export const RetrievalQueries = (sql: SqlClient.SqlClient) => {
      * each stem, and whether the store holds any fact at all (without one, none can match). A
      * query without terms still learns the latter.
      */
-    lexicalFrequencies: (stems: ReadonlyArray<string>) =>
-      Effect.map(
+    lexicalFrequencies: (stems: ReadonlyArray<string>) => {
+      const anyFact = sql`SELECT 'any_fact' AS idx, '' AS term, 1 AS doc WHERE EXISTS (SELECT 1 FROM facts)`
+      return Effect.map(
         stems.length === 0
-          ? sql<FrequencyRow>`SELECT 'any_fact' AS idx, '' AS term, 1 AS doc WHERE EXISTS (SELECT 1 FROM facts)`
+          ? sql<FrequencyRow>`${anyFact}`
           : inBatches(stems, (batch) =>
             sql<FrequencyRow>`
               SELECT 'facts' AS idx, term, doc FROM facts_vocab WHERE term IN ${sql.in(batch)}
               UNION ALL SELECT 'turns', term, doc FROM turns_vocab WHERE term IN ${sql.in(batch)}
-              UNION ALL SELECT 'any_fact', '', 1 WHERE EXISTS (SELECT 1 FROM facts)`),
+              UNION ALL ${anyFact}`),
         (rows) => {
           const of = (index: "facts" | "turns") => new Map(rows.filter((row) => row.idx === index).map((row) => [row.term, row.doc]))
           return { anyFact: rows.some((row) => row.idx === "any_fact"), facts: of("facts"), turns: of("turns") }
         }
-      ),
+      )
+    },
 
     /** How many documents of an index contain each (stemmed) term. */
     termFrequencies: (index: "facts" | "turns", stems: ReadonlyArray<string>) =>
