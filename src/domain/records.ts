@@ -72,6 +72,24 @@ export interface TurnRow {
   readonly session_time: string | null
 }
 
+/**
+ * A turn's own columns out of a row read with more (its score, its rank). Copied field by field:
+ * V8 copies a rest pattern (`{ score, ...row }`) several times slower, which counted over the
+ * hundreds of turns a context block reads.
+ */
+export const turnRow = (row: TurnRow): TurnRow => ({
+  seq: row.seq,
+  turn_id: row.turn_id,
+  session_id: row.session_id,
+  position: row.position,
+  role: row.role,
+  content: row.content,
+  agent_id: row.agent_id,
+  run_id: row.run_id,
+  project_id: row.project_id,
+  session_time: row.session_time
+})
+
 /** A row and its bm25 score in the index that found it (higher is better). */
 export interface Scored<Row> {
   readonly row: Row

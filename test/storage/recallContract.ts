@@ -32,6 +32,17 @@ export const recallContract = (backend: StorageBackend) =>
         expect((yield* recall("alice", { terms: ["zebra"] })).lexicalFacts).toEqual([])
       })))
 
+    it.effect("a turn found by its words is the turn's columns alone, its score beside it rather than in it", () =>
+      run(Effect.gen(function*() {
+        yield* writeSession("alice", session("s1", ["I got a beagle puppy"], []))
+        const [found] = (yield* recall("alice", { terms: ["beagle"] })).lexicalTurns
+        expect(Object.keys(found?.row ?? {}).sort()).toEqual(
+          ["agent_id", "content", "position", "project_id", "role", "run_id", "seq", "session_id", "session_time", "turn_id"]
+        )
+        expect(found?.row).toMatchObject({ content: "I got a beagle puppy", session_id: "s1", role: "user" })
+        expect(found?.score).toBeGreaterThan(0)
+      })))
+
     it.effect("a rare word weighs more than a common one: the fact holding it ranks first though written last", () =>
       run(Effect.gen(function*() {
         const common = Array.from({ length: 6 }, (_, i) => add(fact(`Alice drank coffee on day ${i}`)))

@@ -4,7 +4,7 @@ import { Embedder } from "../../llm/Embedder.js"
 import { type EvidenceItem, factEvidence, turnEvidence } from "../../retrieval/evidence.js"
 import { normalizeName, normalizedTextKeys } from "../../domain/text.js"
 import { fuse, type Fused, type Leg, type LegItem } from "../../retrieval/fusion.js"
-import { NEIGHBOURHOOD, rankConversationTurns } from "../../retrieval/conversationTurns.js"
+import { NEIGHBOURHOOD, rankConversationTurns, type RankedTurn } from "../../retrieval/conversationTurns.js"
 import { analyseQuery, MAX_QUERY_WORDS } from "../../retrieval/query.js"
 import type { FactRow, TurnRow } from "../../domain/records.js"
 import { type RecallLegs, UserStore } from "../../storage/UserStore.js"
@@ -27,7 +27,10 @@ type Candidate = { readonly kind: "fact"; readonly row: FactRow } | { readonly k
 type Ranked = LegItem<Candidate>
 
 const factCandidate = (row: FactRow): Ranked => ({ key: `ev_fact:${row.fact_id}`, value: { kind: "fact", row } })
-const turnCandidate = (row: TurnRow): Ranked => ({ key: `ev_raw:${row.turn_id}`, value: { kind: "turn", row } })
+const turnKey = (row: TurnRow) => `ev_raw:${row.turn_id}`
+const turnCandidate = (row: TurnRow): Ranked => ({ key: turnKey(row), value: { kind: "turn", row } })
+/** A turn as the conversation ranked it, with its routes: built whole, as a spread over a candidate is copied several times slower. */
+const conversationCandidate = (turn: RankedTurn): Ranked => ({ key: turnKey(turn.row), value: { kind: "turn", row: turn.row }, routes: turn.routes })
 
 /** Word n-grams (1 to 3) of a query's first words, normalized as entity names are. */
 const nameGrams = (query: string) => {
@@ -73,7 +76,7 @@ const rankedLegs = (query: string, depth: number, legs: RecallLegs): ReadonlyArr
   const conversation = rankConversationTurns({ query, lexical: legs.lexicalTurns, neighbours: legs.neighbours, neighbourhood: NEIGHBOURHOOD })
   return [
     { leg: "lexical_facts", items: legs.lexicalFacts.map(factCandidate) },
-    { leg: "lexical_turns", items: conversation.map((turn) => ({ ...turnCandidate(turn.row), routes: turn.routes })) },
+    { leg: "lexical_turns", items: conversation.map(conversationCandidate) },
     { leg: "vector_facts", items: vector.facts.map(factCandidate) },
     { leg: "vector_turns", items: vector.turns.map(turnCandidate) },
     { leg: "entity", items: legs.entityFacts.map(factCandidate) },

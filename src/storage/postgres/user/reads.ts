@@ -1,15 +1,16 @@
 import type { SqlClient, Statement } from "@effect/sql"
 import { Effect } from "effect"
-import type {
-  EventRow,
-  FactRole,
-  FactRow,
-  FactSource,
-  Page,
-  PriorityOrder,
-  ScopeFilter,
-  StaleEntity,
-  TurnRow
+import {
+  type EventRow,
+  type FactRole,
+  type FactRow,
+  type FactSource,
+  type Page,
+  type PriorityOrder,
+  type ScopeFilter,
+  type StaleEntity,
+  type TurnRow,
+  turnRow
 } from "../../../domain/records.js"
 import { byParts, EVENT_COLUMNS, FACT_COLUMNS, inList, scopedTo, TURN_COLUMNS } from "./rows.js"
 
@@ -47,7 +48,7 @@ export const UserReads = (sql: SqlClient.SqlClient, userId: string) => {
                    JOIN turns t ON t.user_id = ${userId} AND t.seq = r.seq
                    JOIN sessions s ON s.user_id = t.user_id AND s.session_id = t.session_id
                    WHERE ${scopedTo(sql, "t", scope)} ORDER BY r.rank, r.seq ${limitTo(limit)}`,
-        (rows) => rows.map(({ ranked_as, ...row }) => ({ row, rank: ranked_as }))
+        (rows) => rows.map((found) => ({ row: turnRow(found), rank: found.ranked_as }))
       ),
 
     entitiesOf: (factId: string) =>

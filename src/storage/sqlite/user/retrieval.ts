@@ -1,6 +1,6 @@
 import type { SqlClient } from "@effect/sql"
 import { Effect } from "effect"
-import type { FactRole, FactRow, FactSource, ScopeFilter, Scored, TurnRow } from "../../../domain/records.js"
+import { type FactRole, type FactRow, type FactSource, type ScopeFilter, type Scored, type TurnRow, turnRow } from "../../../domain/records.js"
 import { inBatches } from "./batches.js"
 
 /** Rows in the order of the seqs given (rows a seq did not find left out). */
@@ -77,7 +77,7 @@ export const RetrievalQueries = (sql: SqlClient.SqlClient) => {
             JOIN sessions s ON s.session_id = t.session_id
             WHERE turns_fts MATCH ${options.expression} AND ${scoped("t", options.scope)}
             ORDER BY bm25(turns_fts), t.seq LIMIT ${options.limit}`,
-        (rows) => rows.map(({ bm25_score, ...row }): Scored<TurnRow> => ({ row, score: bm25_score }))
+        (rows) => rows.map((found): Scored<TurnRow> => ({ row: turnRow(found), score: found.bm25_score }))
       ),
 
     /**
