@@ -1,5 +1,5 @@
-import { HttpApiBuilder, HttpIncomingMessage, HttpRouter, HttpServerRequest } from "@effect/platform"
-import { Effect, Layer, Option } from "effect"
+import { FileSystem, HttpApiBuilder, HttpIncomingMessage, HttpRouter, HttpServerRequest } from "@effect/platform"
+import { Context, Effect, Layer, Option } from "effect"
 import { MemoryApi } from "../api/Api.js"
 import { jsonBodyOnly } from "./contentType.js"
 import type { CorsPolicy } from "./cors.js"
@@ -36,9 +36,14 @@ export const edgeLayer = (options: { readonly maxBodyBytes: number; readonly max
       const declared = request.headers["content-length"]
       if (declared !== undefined && Number(declared) > limit) return errorResponse(payloadTooLarge(limit))
       return yield* app.pipe(
-        // An import reads its own body, as JSON lines, and checks its media type itself.
-        Effect.provideService(HttpServerRequest.HttpServerRequest, streamed ? request : jsonBodyOnly(request, jsonWithinDepth)),
-        HttpIncomingMessage.withMaxBodySize(streamed ? Option.none() : Option.some(options.maxBodyBytes)),
+        // The request as the handlers read it and its body's limit, in one context provided once
+        // (each context provided is a scope opened and closed per request). An import reads its
+        // own body, as JSON lines, within its own limit, and checks its media type itself.
+        Effect.mapInputContext((context: Context.Context<HttpServerRequest.HttpServerRequest>) =>
+          context.pipe(
+            Context.add(HttpServerRequest.HttpServerRequest, streamed ? request : jsonBodyOnly(request, jsonWithinDepth)),
+            Context.add(HttpIncomingMessage.MaxBodySize, streamed ? Option.none() : Option.some(FileSystem.Size(options.maxBodyBytes)))
+          )),
         Effect.catchAllCause(handleFailure(options.maxBodyBytes))
       )
     })))

@@ -1,5 +1,5 @@
 import { type HttpApp, HttpApp as App, HttpServerRequest, HttpServerResponse } from "@effect/platform"
-import { Effect, Option } from "effect"
+import { Effect, FiberRef, HashMap, Option } from "effect"
 import * as NodeCrypto from "node:crypto"
 import { CurrentRequest, type RequestInfo } from "./currentRequest.js"
 import { presentedKey } from "./authentication.js"
@@ -70,5 +70,9 @@ export const requestContext = (options: {
         })
       )
     })
-    return yield* Effect.locally(app, CurrentRequest, info).pipe(Effect.annotateLogs({ request_id: requestId }))
+    // Set for the rest of the request's own fiber (each request runs in one, as the pre-response
+    // handler above counts on too), not for a scope opened and closed around it as `locally` would.
+    yield* FiberRef.set(CurrentRequest, info)
+    yield* FiberRef.update(FiberRef.currentLogAnnotations, HashMap.set<string, unknown>("request_id", requestId))
+    return yield* app
   })

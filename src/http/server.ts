@@ -73,18 +73,18 @@ export const HttpLive = Layer.unwrapEffect(
     const requestLog = yield* RequestLog
     const untraced = untracedUnless(yield* tracesExported)
     const cors = corsPolicy(config.corsOrigins)
+    // Annotating a line costs a scope per request even when its level is off: only at debug.
+    const logServed = (request: ServedRequest) =>
+      config.logLevel !== "debug" ? Effect.void : Effect.logDebug("request served").pipe(Effect.annotateLogs({
+        method: request.method,
+        route: request.route,
+        status: request.status,
+        latency_ms: Math.round(request.latencyMs * 10) / 10,
+        key_name: request.keyName
+      }))
     const served = (request: ServedRequest) =>
       Effect.zipRight(
-        Effect.zipRight(
-          Effect.logDebug("request served").pipe(Effect.annotateLogs({
-            method: request.method,
-            route: request.route,
-            status: request.status,
-            latency_ms: Math.round(request.latencyMs * 10) / 10,
-            key_name: request.keyName
-          })),
-          metrics.record(request.method, request.route, request.status, request.latencyMs)
-        ),
+        Effect.zipRight(logServed(request), metrics.record(request.method, request.route, request.status, request.latencyMs)),
         requestLog.record({
           request_id: request.requestId,
           method: request.method,
