@@ -1,6 +1,6 @@
 import { Reactivity } from "@effect/experimental"
 import type { SqlClient } from "@effect/sql"
-import { Clock, Deferred, Duration, Effect, Exit, Option, Schedule, Scope } from "effect"
+import { Clock, Deferred, Duration, Effect, Exit, Schedule, Scope } from "effect"
 import * as NodeFs from "node:fs"
 import { AppConfig } from "../../config/AppConfig.js"
 import { validateUserId } from "../../domain/userId.js"
@@ -105,15 +105,18 @@ export class StoreCache extends Effect.Service<StoreCache>()("Memory/StoreCache"
         return entries.size > storeCacheMax ? guard.withPermits(1)(closeIdleOverCap) : Effect.void
       })
 
-    /** Takes a store for the enclosing scope; none when it does not exist and `create` is false. */
-    const acquire = (userId: string, create: boolean) =>
-      Effect.gen(function*() {
-        yield* validateUserId(userId)
-        const entry = (yield* takeCached(userId)) ?? (yield* takeOpening(userId, create))
-        if (entry === undefined) return Option.none<UserStoreFile>()
-        yield* Effect.addFinalizer(() => release(entry))
-        return Option.some(entry.store)
-      })
+    /** Takes a store; none when it does not exist and `create` is false. */
+    const take = (userId: string, create: boolean) =>
+      Effect.flatMap(validateUserId(userId), () =>
+        Effect.flatMap(takeCached(userId), (cached) => cached === undefined ? takeOpening(userId, create) : Effect.succeed(cached)))
+
+    /**
+     * Runs `use` with the store taken, given back however it ends. Taken and given back around
+     * `use` rather than with a scope: a scope's finalizer diffs the fiber's whole state (the
+     * request's context of some 40 services) to restore it, on every request.
+     */
+    const withStore = <A, E, R>(userId: string, create: boolean, use: (entry: Entry | undefined) => Effect.Effect<A, E, R>) =>
+      Effect.acquireUseRelease(take(userId, create), use, (entry) => entry === undefined ? Effect.void : release(entry))
 
     /** Closes a user's store once nobody uses it and removes its directory; false when there was none. */
     const erase = (userId: string) =>
@@ -164,13 +167,10 @@ export class StoreCache extends Effect.Service<StoreCache>()("Memory/StoreCache"
     return {
       /** Runs `use` with the user's store, creating it if needed (the write path). */
       write: <A, E, R>(userId: string, use: (store: UserStoreFile) => Effect.Effect<A, E, R>) =>
-        Effect.scoped(Effect.flatMap(acquire(userId, true), Option.match({
-          onNone: () => Effect.dieMessage("a store opened for writing is always present"),
-          onSome: use
-        }))),
+        withStore(userId, true, (entry) => entry === undefined ? Effect.dieMessage("a store opened for writing is always present") : use(entry.store)),
       /** Runs `use` with the user's store if it exists; `absent` otherwise. A read never creates one. */
       read: <A, E, R>(userId: string, use: (store: UserStoreFile) => Effect.Effect<A, E, R>, absent: () => A) =>
-        Effect.scoped(Effect.flatMap(acquire(userId, false), Option.match({ onNone: () => Effect.succeed(absent()), onSome: use }))),
+        withStore(userId, false, (entry) => entry === undefined ? Effect.succeed(absent()) : use(entry.store)),
       erase,
       /** How many stores are open now. */
       openCount: Effect.sync(() => entries.size)
