@@ -25,8 +25,14 @@ export const presentedKey = (headers: Headers.Headers): Option.Option<string> =>
 
 const digest = (text: string) => NodeCrypto.createHash("sha256").update(text, "utf8").digest()
 
-/** Compares in time independent of where the strings differ (and of their lengths). */
-const sameSecret = (presented: string, expected: string) => NodeCrypto.timingSafeEqual(digest(presented), digest(expected))
+/**
+ * Whether a presented key is the expected one, compared in time independent of where they differ
+ * (and of their lengths): their digests are compared, the expected one's made once.
+ */
+const secretMatcher = (expected: string) => {
+  const expectedDigest = digest(expected)
+  return (presented: string) => NodeCrypto.timingSafeEqual(digest(presented), expectedDigest)
+}
 
 const missing = new Unauthorized({ message: "missing API key (Authorization: Bearer <key> or X-API-Key)", details: {} })
 const invalid = new Unauthorized({ message: "invalid API key", details: {} })
@@ -36,13 +42,13 @@ export const AuthenticationLive = Layer.effect(
   Effect.gen(function*() {
     const config = yield* AppConfig
     const keys = yield* ApiKeys
+    const isBootstrapKey = Option.map(config.apiKey, (key) => secretMatcher(Redacted.value(key)))
     const identify = Effect.gen(function*() {
       if (config.authDisabled) return { name: "anonymous", keyId: null } satisfies CallerIdentity
       const request = yield* HttpServerRequest.HttpServerRequest
       const presented = presentedKey(request.headers)
       if (Option.isNone(presented)) return yield* missing
-      const bootstrap = Option.map(config.apiKey, Redacted.value)
-      if (Option.isSome(bootstrap) && sameSecret(presented.value, bootstrap.value)) return { name: "bootstrap", keyId: null } satisfies CallerIdentity
+      if (Option.isSome(isBootstrapKey) && isBootstrapKey.value(presented.value)) return { name: "bootstrap", keyId: null } satisfies CallerIdentity
       const named = yield* keys.resolve(presented.value)
       return Option.isSome(named) ? named.value : yield* invalid
     })

@@ -87,9 +87,10 @@ const routedPath = (path: string) => {
 }
 
 export const matchRoute = (method: string, path: string): RouteMatch | undefined => {
+  const routed = routedPath(path)
   for (const route of ROUTES) {
     if (route.method !== method) continue
-    const found = route.pattern.exec(routedPath(path))
+    const found = route.pattern.exec(routed)
     if (found === null) continue
     const params: Record<string, string> = {}
     const undecodable: Array<string> = []
@@ -105,5 +106,7 @@ export const matchRoute = (method: string, path: string): RouteMatch | undefined
 }
 
 /** Methods that some route serves at this path (for 405 and its Allow header). */
-export const allowedMethods = (path: string): ReadonlyArray<string> =>
-  [...new Set(ROUTES.filter((route) => route.pattern.test(routedPath(path))).map((route) => route.method))]
+export const allowedMethods = (path: string): ReadonlyArray<string> => {
+  const routed = routedPath(path)
+  return [...new Set(ROUTES.filter((route) => route.pattern.test(routed)).map((route) => route.method))]
+}
