@@ -8,6 +8,7 @@ import { StartupError } from "../../startup/StartupError.js"
 import { appliedMigration, LATEST_MIGRATION, migrate } from "./migrations.js"
 import type { WebhookSwitch } from "../../config/webhooks.js"
 import { switchWebhookTrigger } from "./webhookTrigger.js"
+import { directStatements } from "./directStatements.js"
 import { makePool } from "./pool.js"
 
 /** The PostgreSQL database holding users' data and the control plane, migrated to this build's schema. */
@@ -143,11 +144,8 @@ export const postgresDatabase = (options: {
 }) =>
   Layer.scopedContext(
     Effect.gen(function*() {
-      const sql = yield* PgClient.fromPool({
-        acquire: acquirePool({ url: options.url, poolMax: options.poolMax, prepare: options.prepare ?? true }),
-        applicationName: "memory-service",
-        types
-      })
+      const pool = yield* acquirePool({ url: options.url, poolMax: options.poolMax, prepare: options.prepare ?? true })
+      const sql = directStatements(yield* PgClient.fromPool({ acquire: Effect.succeed(pool), applicationName: "memory-service", types }), pool)
       // Connections are opened when a lock is first taken, and closed once idle.
       const lockSessions = yield* PgClient.fromPool({
         acquire: openPool({ url: options.url, poolMax: options.poolMax, prepare: false }),

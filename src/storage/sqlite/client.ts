@@ -3,6 +3,7 @@ import type { Connection } from "@effect/sql/SqlConnection"
 import Sqlite from "better-sqlite3"
 import { Effect, Option, Scope, Stream } from "effect"
 import { RecentCache } from "../../util/recentCache.js"
+import { runningStatementsWith } from "../statementRunner.js"
 
 /**
  * Prepared statements kept per connection; past it the least recently used one is dropped (and
@@ -82,20 +83,13 @@ export const makeSqliteClient = (options: {
     }
     // At once when no transaction holds the connection, or this fiber's does; else once it ends,
     // holding the permit so that no transaction begins before the statement has run.
-    const runStatement = (statement: Statement.Statement<unknown>) =>
+    return runningStatementsWith(client, (statement) =>
       Effect.suspend(() => {
         if (!transactionOpen) return executeNow(statement)
         const execute = Effect.suspend(() => executeNow(statement))
         return Effect.flatMap(Effect.serviceOption(SqlClient.TransactionConnection), (held) =>
           Option.isSome(held) && held.value[0] === connection ? execute : permit.withPermits(1)(execute))
-      })
-    const sql = Object.assign(function(this: unknown, ...args: Parameters<SqlClient.SqlClient>) {
-      const made: unknown = client.apply(this, args)
-      return Statement.isFragment(made) && Effect.isEffect(made)
-        ? Object.assign(made, { commit: () => runStatement(made as Statement.Statement<unknown>) })
-        : made
-    }, client) as SqlClient.SqlClient
-    return Object.assign(sql, { safe: sql })
+      }))
   })
 
 const makeConnection = (db: Sqlite.Database) => {
