@@ -91,6 +91,15 @@ export const UserRecall = (sql: SqlClient.SqlClient, userId: string, indexes: Ve
         const user = yield* surveyUser(sql, userId, query.terms)
         if (user === undefined) return Option.none<RecallLegs>()
         const holdsFacts = user.facts.documents > 0
+        // Legs with nothing to read answer at once: only those with statements to run are worth a
+        // fiber each, and with one of them (a store of turns, a query naming no date) none is.
+        const reading = [
+          Either.isRight(query.vector) && user.vectors !== undefined,
+          holdsFacts,
+          true,
+          holdsFacts && query.names.length > 0,
+          query.datePrefix !== null
+        ].filter((reads) => reads).length
         const [vector, lexicalFacts, [lexicalTurns, neighbours], entityFacts, dated] = yield* Effect.all([
           vectorLeg(query, user.vectors),
           lexical.facts(user.facts, scope, statuses, limit),
@@ -99,7 +108,7 @@ export const UserRecall = (sql: SqlClient.SqlClient, userId: string, indexes: Ve
           ),
           holdsFacts ? entityLeg(query) : Effect.succeed([] as ReadonlyArray<FactRow>),
           timeLeg(query, holdsFacts)
-        ], { concurrency: "unbounded" })
+        ], { concurrency: reading > 1 ? "unbounded" : 1 })
         return Option.some<RecallLegs>({
           lexicalFacts,
           lexicalTurns,
