@@ -34,14 +34,15 @@ const runOnPool = (pool: Pg.Pool, text: string, params: ReadonlyArray<unknown>) 
         resume(outcome)
       }
       const onError = (error: Error) => settle(error, Effect.fail(new SqlError.SqlError({ cause: error, message: "Connection error" })))
+      const failed = (cause: unknown) => Effect.fail(new SqlError.SqlError({ cause, message: "Failed to execute statement" }))
       client.once("error", onError)
-      client.query(text, [...params], (error: Error | null, result: Answer) =>
-        settle(
-          undefined,
-          error === null || error === undefined
-            ? Effect.succeed(rowsOf(result))
-            : Effect.fail(new SqlError.SqlError({ cause: error, message: "Failed to execute statement" }))
-        ))
+      try {
+        client.query(text, [...params], (error: Error | null, result: Answer) =>
+          settle(undefined, error === null || error === undefined ? Effect.succeed(rowsOf(result)) : failed(error)))
+      } catch (cause) {
+        // A driver that throws instead of answering through the callback must not take the process with it.
+        settle(undefined, failed(cause))
+      }
     })
   })
 
