@@ -5,13 +5,20 @@
  * SQLite in one process; PostgreSQL (a throwaway cluster, fsync on) with one server process; and
  * with two, on different ports over the same database, the clients' requests spread between them
  * round-robin. Each starts from fresh data: every user given the same turns through the API first,
- * then a warm-up, then the timed phases: the mix, then each route alone (for its own CPU per request).
+ * then a warm-up, then the timed phases: every round of the mix, then each route alone (for its own
+ * CPU per request), the ingests last. A search costs more the more turns its store holds, so the
+ * mix runs on stores that only the seeding, the warm-up and the mix itself have grown: ingests
+ * alone add some 2,000 turns per user in a round of 4 s.
  *
  * CPU is the kernel's count (/proc): the service's processes, and PostgreSQL's whole cluster (the
  * postmaster, its backends and workers), over each phase, divided by the requests answered.
  *
  * With `--baseline DIR` (another checkout, built), each set-up runs both builds side by side on
- * fresh data of their own, their phases interleaved round by round, and prints the ratios.
+ * fresh data of their own, their phases interleaved round by round, and prints the ratios. Both
+ * builds get the same requests: in each phase the build that goes first runs for the phase's
+ * seconds, and the other then sends each client's very same requests in the same order. Timed
+ * alone, the faster build would ingest more in each phase, then search larger stores than the
+ * other build does.
  *
  * The floors, in the same run: the same clients' searches against a server on the same stack with
  * none of the service's code (one HttpApi endpoint on NodeHttpServer, bundled like the service) and
@@ -51,7 +58,8 @@ const [INGEST = 20, SEARCH = 60, CONTEXT = 20] = listArg("mix", [20, 60, 20])
 const ROUTES = ["ingest", "search", "context"] as const
 type Route = (typeof ROUTES)[number]
 type Phase = "mix" | Route
-const PHASES: ReadonlyArray<Phase> = ["mix", ...ROUTES]
+/** The order the phases run in: the mix first, the ingests, which grow the stores most, last. */
+const PHASES: ReadonlyArray<Phase> = ["mix", "search", "context", "ingest"]
 
 const userId = (n: number) => `mixed-${n}`
 
@@ -69,7 +77,17 @@ const seedUsers = (servers: ReadonlyArray<ServiceProcess>) =>
     }
   }))
 
+/** One request of a client: its route and its body. */
+interface Request {
+  readonly route: Route
+  readonly body: object
+}
+
+/** What each client sent in a phase, in order: another build's run of the phase sends the same. */
+type Plan = ReadonlyArray<ReadonlyArray<Request>>
+
 interface Run {
+  readonly plan: Plan
   readonly requests: number
   readonly seconds: number
   readonly errors: number
@@ -88,16 +106,32 @@ interface Deployment {
   readonly postgresPid: number | undefined
 }
 
-/** The clients' loop for `seconds`; each request goes to the next server in turn. */
-const runPhase = async (deployment: Deployment, phase: Phase, seconds: number, label: string): Promise<Run> => {
+/** The request a client sends next, drawn for the phase. */
+const nextRequest = (weight: Record<Route, number>, random: () => number, user: string, label: string, client: number, counters: { next: number; sessions: number }): Request => {
+  const total = weight.ingest + weight.search + weight.context
+  const roll = random() * total
+  const route: Route = roll < weight.ingest ? "ingest" : roll < weight.ingest + weight.search ? "search" : "context"
+  const query = questions[counters.next % questions.length]!
+  return {
+    route,
+    body: route === "ingest"
+      ? { user_id: user, session_id: `${label}-${client}-${counters.sessions++}`, infer: false, async_mode: false, messages: messages(counters.sessions * TURNS_PER_INGEST, TURNS_PER_INGEST) }
+      : { user_id: user, query }
+  }
+}
+
+/**
+ * The clients' loop for `seconds`, or, given another run's plan, each client's requests of that
+ * plan; each request goes to the next server in turn.
+ */
+const runPhase = async (deployment: Deployment, phase: Phase, seconds: number, label: string, replay?: Plan): Promise<Run> => {
   const { servers } = deployment
   const latencies: Record<Route, Array<number>> = { ingest: [], search: [], context: [] }
   const weight = weights(phase)
-  const total = weight.ingest + weight.search + weight.context
   const random = seededRandom(1)
-  let next = 0
+  const counters = { next: 0, sessions: 0 }
   let errors = 0
-  let sessions = 0
+  const plan: Array<Array<Request>> = Array.from({ length: CLIENTS }, () => [])
   const serviceCpu = () => servers.reduce((sum, server) => sum + processCpuMs(server.pid), 0)
   const postgresCpu = () => deployment.postgresPid === undefined ? 0 : treeCpuMs(deployment.postgresPid)
   const [serviceBefore, postgresBefore] = [serviceCpu(), postgresCpu()]
@@ -105,14 +139,11 @@ const runPhase = async (deployment: Deployment, phase: Phase, seconds: number, l
   const deadline = started + seconds * 1000
   await Promise.all(Array.from({ length: CLIENTS }, async (_, client) => {
     const user = userId(client % USERS)
-    while (performance.now() < deadline) {
-      const roll = random() * total
-      const route: Route = roll < weight.ingest ? "ingest" : roll < weight.ingest + weight.search ? "search" : "context"
-      const query = questions[next % questions.length]!
-      const port = servers[next++ % servers.length]!.port
-      const body = route === "ingest"
-        ? { user_id: user, session_id: `${label}-${client}-${sessions++}`, infer: false, async_mode: false, messages: messages(sessions * TURNS_PER_INGEST, TURNS_PER_INGEST) }
-        : { user_id: user, query }
+    const replayed = replay?.[client]
+    for (let sent = 0; replayed === undefined ? performance.now() < deadline : sent < replayed.length; sent++) {
+      const { body, route } = replayed?.[sent] ?? nextRequest(weight, random, user, label, client, counters)
+      plan[client]!.push({ route, body })
+      const port = servers[counters.next++ % servers.length]!.port
       try {
         const { clientMs } = await postJson(port, route === "ingest" ? "/v1/memories" : `/v1/${route}`, body)
         latencies[route].push(clientMs)
@@ -124,6 +155,7 @@ const runPhase = async (deployment: Deployment, phase: Phase, seconds: number, l
   }))
   const requests = ROUTES.reduce((sum, route) => sum + latencies[route].length, 0)
   return {
+    plan,
     requests,
     seconds: (performance.now() - started) / 1000,
     errors,
@@ -135,6 +167,7 @@ const runPhase = async (deployment: Deployment, phase: Phase, seconds: number, l
 
 /** Runs summed over rounds. */
 const combine = (a: Run | undefined, b: Run): Run => a === undefined ? b : {
+  plan: b.plan,
   requests: a.requests + b.requests,
   seconds: a.seconds + b.seconds,
   errors: a.errors + b.errors,
@@ -171,6 +204,7 @@ const settle = async (cluster: Cluster, databases: ReadonlyArray<string>) => {
 const runSetUp = async (setUp: SetUp, builds: ReadonlyArray<Build>, dataRoot: string, cluster: Cluster): Promise<Array<Results>> => {
   const deployments: Array<Deployment> = []
   const databases: Array<string> = []
+  let warmUp: Run | undefined
   try {
     for (const build of builds) {
       const database = setUp.postgres ? await createDatabase(cluster.url) : undefined
@@ -185,16 +219,18 @@ const runSetUp = async (setUp: SetUp, builds: ReadonlyArray<Build>, dataRoot: st
         }))
       }
       await seedUsers(servers)
-      await runPhase(deployments.at(-1)!, "mix", WARMUP_SECONDS, "warm")
+      warmUp = await runPhase(deployments.at(-1)!, "mix", WARMUP_SECONDS, "warm", warmUp?.plan)
     }
     await settle(cluster, databases)
     const results: Array<Results> = builds.map(() => new Map())
-    for (let round = 0; round < ROUNDS; round++) {
-      for (const phase of PHASES) {
+    for (const phase of PHASES) {
+      for (let round = 0; round < ROUNDS; round++) {
         // Alternate which build goes first, so neither always follows the other's writes.
         const order = round % 2 === 0 ? deployments.map((_, i) => i) : deployments.map((_, i) => i).reverse()
+        let first: Run | undefined
         for (const i of order) {
-          const run = await runPhase(deployments[i]!, phase, phase === "mix" ? SECONDS : ROUTE_SECONDS, `r${round}`)
+          const run = await runPhase(deployments[i]!, phase, phase === "mix" ? SECONDS : ROUTE_SECONDS, `${phase}-r${round}`, first?.plan)
+          first ??= run
           results[i]!.set(phase, combine(results[i]!.get(phase), run))
         }
       }
@@ -259,7 +295,9 @@ const main = async () => {
   }
   console.log(`mixed workload: ${CLIENTS} clients over ${USERS} users, ingest/search/context ${INGEST}/${SEARCH}/${CONTEXT} ` +
     `(ingests of ${TURNS_PER_INGEST} turns, infer=false, sync; no embedder), ${ROUNDS} rounds of ${SECONDS} s of the mix and ${ROUTE_SECONDS} s of each route alone, ` +
-    `after ${WARMUP_SECONDS} s of warm-up and ${SEED_TURNS} turns per user; ${NodeOs.cpus().length} cores shared by the servers, the database and the clients; client-side times`)
+    `after ${WARMUP_SECONDS} s of warm-up and ${SEED_TURNS} turns per user` +
+    (builds.length > 1 ? " (each phase timed on the build that goes first in its round; the other sends the same requests)" : "") +
+    `; ${NodeOs.cpus().length} cores shared by the servers, the database and the clients; client-side times`)
   console.log("CPU ms per request: svc = the service's processes, pg = the PostgreSQL cluster's (kernel counts from /proc); cores = CPU used per second of wall time")
   console.log("backend     replicas  build        req/s  errors  svc ms  pg ms  cores   ingest svc/pg   search svc/pg  context svc/pg   ingest p50/p99   search p50/p99  context p50/p99")
   for (const { byBuild, setUp } of results) {
