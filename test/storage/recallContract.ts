@@ -43,6 +43,21 @@ export const recallContract = (backend: StorageBackend) =>
         expect(found?.score).toBeGreaterThan(0)
       })))
 
+    it.effect("the words a search selects follow every write: a word a later session makes common gives way to the next rarest", () =>
+      run(Effect.gen(function*() {
+        // Five words a turn each, and a sixth in three turns: a search matches the five rarest of its words.
+        const rare = ["aardvark", "bison", "caribou", "dingo", "emu"]
+        yield* writeSession("alice", session("s1", [...rare, "ferret one", "ferret two", "ferret three"]))
+        const words = { terms: [...rare, "ferret"] }
+        const before = (yield* recall("alice", words)).lexicalTurns.map((turn) => turn.row.content)
+        expect([...before].sort()).toEqual(rare)
+        // Searched again with nothing written: the same selection.
+        expect((yield* recall("alice", words)).lexicalTurns.map((turn) => turn.row.content)).toEqual(before)
+        yield* writeSession("alice", session("s2", Array.from({ length: 5 }, (_, i) => `aardvark ${i}`)))
+        const after = (yield* recall("alice", words)).lexicalTurns.map((turn) => turn.row.content)
+        expect([...after].sort()).toEqual(["bison", "caribou", "dingo", "emu", "ferret one", "ferret three", "ferret two"])
+      })))
+
     it.effect("a rare word weighs more than a common one: the fact holding it ranks first though written last", () =>
       run(Effect.gen(function*() {
         const common = Array.from({ length: 6 }, (_, i) => add(fact(`Alice drank coffee on day ${i}`)))
