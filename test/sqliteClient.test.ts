@@ -43,6 +43,16 @@ describe("SQLite client", () => {
       expect(yield* sql`SELECT id, body FROM notes ORDER BY id`).toEqual([{ id: 1, body: "one" }, { id: 2, body: "two" }])
     }))
 
+  it.scoped("a query run again after its table changed answers with the table's columns as they are now", () =>
+    Effect.gen(function*() {
+      const sql = yield* client()
+      yield* sql`INSERT INTO notes (body) VALUES ('one')`
+      expect(yield* sql`SELECT * FROM notes`).toEqual([{ id: 1, body: "one" }])
+      yield* sql`ALTER TABLE notes ADD COLUMN tag TEXT NOT NULL DEFAULT 'new'`
+      expect(yield* sql`SELECT * FROM notes`).toEqual([{ id: 1, body: "one", tag: "new" }])
+      expect(yield* sql`SELECT * FROM notes`.values).toEqual([[1, "one", "new"]])
+    }))
+
   it.scoped("answers bad SQL and broken constraints with an SqlError, and keeps working after", () =>
     Effect.gen(function*() {
       const sql = yield* client()
