@@ -3,7 +3,7 @@ import type { Connection } from "@effect/sql/SqlConnection"
 import Sqlite from "better-sqlite3"
 import { Effect, Option, Scope, Stream } from "effect"
 import { RecentCache } from "../../util/recentCache.js"
-import { runningStatementsWith } from "../statementRunner.js"
+import { runningStatementsWith, transactionConnection } from "../statementRunner.js"
 
 /**
  * Prepared statements kept per connection; past it the least recently used one is dropped (and
@@ -87,8 +87,8 @@ export const makeSqliteClient = (options: {
       Effect.suspend(() => {
         if (!transactionOpen) return executeNow(statement)
         const execute = Effect.suspend(() => executeNow(statement))
-        return Effect.flatMap(Effect.serviceOption(SqlClient.TransactionConnection), (held) =>
-          Option.isSome(held) && held.value[0] === connection ? execute : permit.withPermits(1)(execute))
+        return Effect.flatMap(transactionConnection, (held) =>
+          Option.isSome(held) && held.value === connection ? execute : permit.withPermits(1)(execute))
       }))
   })
 
