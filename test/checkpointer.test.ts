@@ -1,10 +1,10 @@
 import { Reactivity } from "@effect/experimental"
 import { describe, expect, it } from "@effect/vitest"
 import Database from "better-sqlite3"
-import { Effect, Exit, Logger, Scope } from "effect"
+import { Duration, Effect, Exit, Logger, Scope, TestClock } from "effect"
 import * as NodeFs from "node:fs"
 import * as NodePath from "node:path"
-import { CHECKPOINT_EVERY, makeCheckpointer } from "../src/storage/sqlite/checkpointer.js"
+import { CHECKPOINT_DELAY, CHECKPOINT_EVERY, makeCheckpointer } from "../src/storage/sqlite/checkpointer.js"
 import { makeSqliteClient } from "../src/storage/sqlite/client.js"
 import { tempDataRoot } from "./support/server.js"
 
@@ -32,36 +32,82 @@ const capturedWarnings = <E>(effect: Effect.Effect<unknown, E>) =>
     return warnings
   })
 
+/** A store's client whose transactions end in the checkpointer, and its `notes` table made. */
+const storeWithNotes = (checkpointer: Effect.Effect.Success<typeof makeCheckpointer>) =>
+  Effect.gen(function*() {
+    const filename = NodePath.join(tempDataRoot(), "store.db")
+    const sql = yield* makeSqliteClient({ filename, onTransactionEnd: checkpointer.transactionEnded(filename) })
+    yield* sql`PRAGMA wal_autocheckpoint = 0`
+    yield* sql.withTransaction(sql`CREATE TABLE notes (id INTEGER PRIMARY KEY, body TEXT NOT NULL)`)
+    return { filename, insert: sql.withTransaction(sql`INSERT INTO notes (body) VALUES ('a note')`) }
+  })
+
+/** Just short of the delay: what a round waits for, less a millisecond. */
+const JUST_SHORT = Duration.subtract(CHECKPOINT_DELAY, Duration.millis(1))
+
 describe("background checkpoints", () => {
-  it.scoped("every few transactions a worker thread moves the WAL into the database file", () =>
+  it.scoped("a write transaction is in the database file once the delay has passed, and not before", () =>
     Effect.gen(function*() {
       const checkpointer = yield* makeCheckpointer
-      const filename = NodePath.join(tempDataRoot(), "store.db")
-      const sql = yield* makeSqliteClient({ filename, onTransactionEnd: checkpointer.transactionEnded(filename) })
-      yield* sql`PRAGMA wal_autocheckpoint = 0`
-      yield* sql.withTransaction(sql`CREATE TABLE notes (id INTEGER PRIMARY KEY, body TEXT NOT NULL)`)
-      const insert = sql.withTransaction(sql`INSERT INTO notes (body) VALUES ('a note')`)
-      // The table is created in the first transaction; until the count is reached nothing is moved.
-      for (let i = 2; i < CHECKPOINT_EVERY; i++) yield* insert
-      yield* checkpointer.settled(filename)
+      const { filename, insert } = yield* storeWithNotes(checkpointer)
+      yield* insert
+      yield* TestClock.adjust(JUST_SHORT)
+      yield* Effect.yieldNow()
+      expect(yield* checkpointer.running).toBe(false)
       expect(() => rowsInMainFile(filename)).toThrow(/no such table: notes/)
+      yield* TestClock.adjust(Duration.millis(1))
+      yield* checkpointer.settled(filename)
+      expect(rowsInMainFile(filename)).toBe(1)
+    }).pipe(Effect.provide(Reactivity.layer)))
+
+  it.scoped("the transactions of one round go in one checkpoint, counted from the first: a later one does not put it off", () =>
+    Effect.gen(function*() {
+      const checkpointer = yield* makeCheckpointer
+      const { filename, insert } = yield* storeWithNotes(checkpointer)
+      yield* TestClock.adjust(JUST_SHORT)
+      yield* insert
+      yield* insert
+      yield* TestClock.adjust(Duration.millis(1))
+      yield* checkpointer.settled(filename)
+      expect(rowsInMainFile(filename)).toBe(2)
+    }).pipe(Effect.provide(Reactivity.layer)))
+
+  it.scoped("a store written fast is checkpointed at its CHECKPOINT_EVERY-th transaction without waiting for the delay", () =>
+    Effect.gen(function*() {
+      const checkpointer = yield* makeCheckpointer
+      const { filename, insert } = yield* storeWithNotes(checkpointer)
+      // The table is made in the round's first transaction.
+      for (let i = 2; i < CHECKPOINT_EVERY; i++) yield* insert
+      yield* Effect.yieldNow()
+      expect(yield* checkpointer.running).toBe(false)
       yield* insert
       yield* checkpointer.settled(filename)
       expect(rowsInMainFile(filename)).toBe(CHECKPOINT_EVERY - 1)
     }).pipe(Effect.provide(Reactivity.layer)))
 
-  it.scoped("starts no worker thread until a checkpoint is due", () =>
+  it.scoped("a transaction that ends while its store's checkpoint runs is in the next one", () =>
     Effect.gen(function*() {
       const checkpointer = yield* makeCheckpointer
-      const filename = NodePath.join(tempDataRoot(), "store.db")
-      const sql = yield* makeSqliteClient({ filename, onTransactionEnd: checkpointer.transactionEnded(filename) })
-      yield* sql.withTransaction(sql`CREATE TABLE notes (id INTEGER PRIMARY KEY, body TEXT NOT NULL)`)
-      for (let i = 2; i < CHECKPOINT_EVERY; i++) yield* sql.withTransaction(sql`INSERT INTO notes (body) VALUES ('a note')`)
-      expect(yield* checkpointer.running).toBe(false)
-      yield* sql.withTransaction(sql`INSERT INTO notes (body) VALUES ('a note')`)
+      const { filename, insert } = yield* storeWithNotes(checkpointer)
+      yield* TestClock.adjust(CHECKPOINT_DELAY)
+      // Once the worker is started, the first round's checkpoint has been asked for (its thread
+      // is still starting): this insert starts the next round.
+      for (let i = 0; i < 100 && !(yield* checkpointer.running); i++) yield* Effect.yieldNow()
       expect(yield* checkpointer.running).toBe(true)
+      yield* insert
+      yield* TestClock.adjust(CHECKPOINT_DELAY)
       yield* checkpointer.settled(filename)
-      expect(rowsInMainFile(filename)).toBe(CHECKPOINT_EVERY - 1)
+      expect(rowsInMainFile(filename)).toBe(1)
+    }).pipe(Effect.provide(Reactivity.layer)))
+
+  it.scoped("a store closing drops its due checkpoint: no worker is started for it", () =>
+    Effect.gen(function*() {
+      const checkpointer = yield* makeCheckpointer
+      const { filename } = yield* storeWithNotes(checkpointer)
+      yield* checkpointer.closing(filename)
+      yield* TestClock.adjust(Duration.times(CHECKPOINT_DELAY, 2))
+      yield* Effect.yieldNow()
+      expect(yield* checkpointer.running).toBe(false)
     }).pipe(Effect.provide(Reactivity.layer)))
 
   it.scoped("once the worker has stopped, transactions neither wait for it nor ask it, and the stop is logged once", () =>
@@ -71,18 +117,20 @@ describe("background checkpoints", () => {
       yield* Scope.close(scope, Exit.void)
       const warnings = yield* capturedWarnings(Effect.gen(function*() {
         for (let i = 0; i < 3 * CHECKPOINT_EVERY; i++) yield* checkpointer.transactionEnded("/nowhere/store.db")
+        yield* TestClock.adjust(CHECKPOINT_DELAY)
         yield* checkpointer.closing("/nowhere/store.db")
       }))
       expect(warnings).toEqual([expect.stringContaining("background checkpoints stopped (the checkpoint worker exited")])
     }))
 
-  it.scoped("a checkpoint that fails is a warning in the log, and the next one is asked for again", () =>
+  it.scoped("a checkpoint that fails is a warning in the log, and the next round asks for one again", () =>
     Effect.gen(function*() {
       const checkpointer = yield* makeCheckpointer
       const missing = NodePath.join(tempDataRoot(), "gone.db")
       const warnings = yield* capturedWarnings(Effect.gen(function*() {
         for (let round = 0; round < 2; round++) {
-          for (let i = 0; i < CHECKPOINT_EVERY; i++) yield* checkpointer.transactionEnded(missing)
+          yield* checkpointer.transactionEnded(missing)
+          yield* TestClock.adjust(CHECKPOINT_DELAY)
           yield* checkpointer.settled(missing)
         }
       }))

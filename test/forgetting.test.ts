@@ -660,7 +660,7 @@ describe.skipIf(onPostgres)("purge on SQLite: the bytes of the files", () => {
       const file = storeFile(dataRoot, "alice")
       expect(fileHolds(file, "4417") || fileHolds(`${file}-wal`, "4417")).toBe(true)
       expect((yield* forget(server.baseUrl, "alice", server.pin.id, "purge")).status).toBe(200)
-      // A background checkpoint follows every few write transactions.
+      // A background checkpoint follows these writes within a second.
       for (let i = 0; i < 8; i++) yield* ingest(server.baseUrl, { session_id: `later-${i}`, infer: false, messages: [{ content: `A later note, number ${i}.` }] })
       for (let i = 0; i < 50 && fileHolds(file, "4417"); i++) yield* Effect.sleep("100 millis")
       expect(fileHolds(file, "4417"), file).toBe(false)

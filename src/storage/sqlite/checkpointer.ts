@@ -1,9 +1,17 @@
-import { Deferred, Effect } from "effect"
+import { Deferred, Duration, Effect, Exit, Fiber, FiberId } from "effect"
 import { createRequire } from "node:module"
 import { Worker } from "node:worker_threads"
 
-/** Write transactions on a store between two background checkpoints of its WAL. */
-export const CHECKPOINT_EVERY = 4
+/**
+ * How long after a write transaction its store's WAL is checkpointed at the latest, unless the
+ * store's previous checkpoint is still running then: synced into the database file, the
+ * transaction outlasts a power cut (a process crash loses nothing even before). Every
+ * transaction of the interval goes in the same checkpoint.
+ */
+export const CHECKPOINT_DELAY = Duration.seconds(1)
+
+/** Write transactions that bring a store's checkpoint forward, so that its WAL stays small. */
+export const CHECKPOINT_EVERY = 64
 
 /**
  * WAL pages past which SQLite checkpoints on the writing connection itself: a safety net for
@@ -33,14 +41,25 @@ interface Reply {
   readonly error: string | null
 }
 
+/** A store's transactions since its last checkpoint was asked for, and what brings the next one forward. */
+interface Round {
+  transactions: number
+  readonly full: Deferred.Deferred<void>
+}
+
 /**
  * Checkpoints the WALs of the stores on a worker thread. With synchronous = NORMAL a checkpoint
  * syncs the WAL and the database file, some milliseconds of fsync each time: done on the writing
- * connection, every few sessions one request would wait for them.
+ * connection, every few sessions one request would wait for them. A store is checkpointed once
+ * per round: CHECKPOINT_DELAY after the first transaction that follows its last checkpoint, or
+ * at its CHECKPOINT_EVERY-th transaction if that comes sooner; a store that writes nothing is
+ * never checkpointed.
  */
 export const makeCheckpointer = Effect.gen(function*() {
   const driver = createRequire(import.meta.url).resolve("better-sqlite3")
-  const transactions = new Map<string, number>()
+  const rounds = new Map<string, Round>()
+  // Per store, the fiber of its latest round: it waits for its delay, then for its checkpoint.
+  const waiting = new Map<string, Fiber.RuntimeFiber<void>>()
   const inFlight = new Map<string, Deferred.Deferred<string | null>>()
   const finish = (filename: string, error: string | null) => {
     const pending = inFlight.get(filename)
@@ -75,36 +94,65 @@ export const makeCheckpointer = Effect.gen(function*() {
       : Effect.promise(() => worker!.terminate()))
   const scope = yield* Effect.scope
 
-  const report = (filename: string, pending: Deferred.Deferred<string | null>) =>
-    Effect.flatMap(Deferred.await(pending), (error) =>
-      error === null ? Effect.void : Effect.logWarning(`background checkpoint of ${filename} failed: ${error}`))
-
   /** Waits for the store's running checkpoint, if any. */
-  const settled = (filename: string) =>
+  const running = (filename: string) =>
     Effect.suspend(() => {
       const pending = inFlight.get(filename)
       return pending === undefined ? Effect.void : Effect.asVoid(Deferred.await(pending))
     })
 
+  /**
+   * Asks the worker for the store's checkpoint and waits for it. The round ends in the same step
+   * as the checkpoint is marked running, so a store closing meanwhile finds one or the other.
+   */
+  const checkpoint = (filename: string) =>
+    Effect.suspend(() => {
+      rounds.delete(filename)
+      if (stopped !== undefined) return Effect.void
+      const pending = Deferred.unsafeMake<string | null>(FiberId.none)
+      inFlight.set(filename, pending)
+      const thread = started()
+      // Posted on the next turn of the event loop: a response sent in this one goes out first.
+      setImmediate(() => thread.postMessage(filename))
+      return Effect.flatMap(Deferred.await(pending), (error) =>
+        error === null || stopped !== undefined ? Effect.void : Effect.logWarning(`background checkpoint of ${filename} failed: ${error}`))
+    })
+
+  const round = (filename: string, current: Round) =>
+    Effect.race(Effect.sleep(CHECKPOINT_DELAY), Deferred.await(current.full)).pipe(
+      // The store's previous checkpoint may still be running: one at a time per store.
+      Effect.zipRight(running(filename)),
+      Effect.zipRight(checkpoint(filename))
+    )
+
+  /** Waits for the store's due and running checkpoints. */
+  const settled = (filename: string) =>
+    Effect.suspend(() => {
+      const fiber = waiting.get(filename)
+      return fiber === undefined ? running(filename) : Effect.zipRight(Fiber.await(fiber), running(filename))
+    })
+
   return {
-    /** Counts a finished transaction on the store; every CHECKPOINT_EVERY-th asks the worker for a checkpoint, unless one is running. */
+    /** Counts a finished write transaction on the store, starting its round if none is under way. */
     transactionEnded: (filename: string) =>
-      Effect.gen(function*() {
+      Effect.suspend(() => {
         if (stopped !== undefined) {
-          if (!stopReported) yield* Effect.logWarning(`background checkpoints stopped (${stopped}); stores checkpoint on their writer`)
+          if (stopReported) return Effect.void
           stopReported = true
-          return
+          return Effect.logWarning(`background checkpoints stopped (${stopped}); stores checkpoint on their writer`)
         }
-        const count = (transactions.get(filename) ?? 0) + 1
-        transactions.set(filename, count % CHECKPOINT_EVERY)
-        if (count < CHECKPOINT_EVERY || inFlight.has(filename)) return
-        const pending = yield* Deferred.make<string | null>()
-        inFlight.set(filename, pending)
-        // Posted on the next turn of the event loop: the transaction's response is sent before
-        // the message is copied to the worker. A close meanwhile waits for `pending` all the same.
-        const thread = started()
-        yield* Effect.sync(() => setImmediate(() => thread.postMessage(filename)))
-        yield* Effect.forkIn(report(filename, pending), scope)
+        const current = rounds.get(filename)
+        if (current !== undefined) {
+          current.transactions += 1
+          if (current.transactions >= CHECKPOINT_EVERY) Deferred.unsafeDone(current.full, Exit.void)
+          return Effect.void
+        }
+        const fresh: Round = { transactions: 1, full: Deferred.unsafeMake<void>(FiberId.none) }
+        rounds.set(filename, fresh)
+        // A transaction ends in its scope's finalizer, whose uninterruptibility a fork would inherit.
+        return Effect.map(Effect.forkIn(Effect.interruptible(round(filename, fresh)), scope), (fiber) => {
+          waiting.set(filename, fiber)
+        })
       }),
 
     settled,
@@ -112,7 +160,16 @@ export const makeCheckpointer = Effect.gen(function*() {
     /** Whether the worker thread has been started (and not yet stopped). */
     running: Effect.sync(() => worker !== undefined && stopped === undefined),
 
-    /** The store is closing: waits for its running checkpoint, due before its connection closes or its files go, and forgets it. */
-    closing: (filename: string) => Effect.ensuring(settled(filename), Effect.sync(() => transactions.delete(filename)))
+    /**
+     * The store is closing: its due checkpoint is dropped (closing the connection checkpoints the
+     * WAL itself), and its running one waited for, due before its connection closes or its files go.
+     */
+    closing: (filename: string) =>
+      Effect.suspend(() => {
+        const fiber = waiting.get(filename)
+        waiting.delete(filename)
+        rounds.delete(filename)
+        return fiber === undefined ? running(filename) : Effect.zipRight(Fiber.interrupt(fiber), running(filename))
+      })
   }
 })
