@@ -32,50 +32,37 @@ const capturedWarnings = <E>(effect: Effect.Effect<unknown, E>) =>
     return warnings
   })
 
-/** A store's client whose transactions end in the checkpointer, and its `notes` table made. */
-const storeWithNotes = (checkpointer: Effect.Effect.Success<typeof makeCheckpointer>) =>
-  Effect.gen(function*() {
-    const filename = NodePath.join(tempDataRoot(), "store.db")
-    const sql = yield* makeSqliteClient({ filename, onTransactionEnd: checkpointer.transactionEnded(filename) })
-    yield* sql`PRAGMA wal_autocheckpoint = 0`
-    yield* sql.withTransaction(sql`CREATE TABLE notes (id INTEGER PRIMARY KEY, body TEXT NOT NULL)`)
-    return { filename, insert: sql.withTransaction(sql`INSERT INTO notes (body) VALUES ('a note')`) }
-  })
+/** A checkpointer, and a store whose transactions end in it, its `notes` table made. */
+const storeWithNotes = Effect.gen(function*() {
+  const checkpointer = yield* makeCheckpointer
+  const filename = NodePath.join(tempDataRoot(), "store.db")
+  const sql = yield* makeSqliteClient({ filename, onTransactionEnd: checkpointer.transactionEnded(filename) })
+  yield* sql`PRAGMA wal_autocheckpoint = 0`
+  yield* sql.withTransaction(sql`CREATE TABLE notes (id INTEGER PRIMARY KEY, body TEXT NOT NULL)`)
+  return { checkpointer, filename, insert: sql.withTransaction(sql`INSERT INTO notes (body) VALUES ('a note')`) }
+}).pipe(Effect.provide(Reactivity.layer))
 
 /** Just short of the delay: what a round waits for, less a millisecond. */
 const JUST_SHORT = Duration.subtract(CHECKPOINT_DELAY, Duration.millis(1))
 
 describe("background checkpoints", () => {
-  it.scoped("a write transaction is in the database file once the delay has passed, and not before", () =>
+  it.scoped("a round's transactions are in the database file once the delay from its first has passed, not before: a later one does not put it off", () =>
     Effect.gen(function*() {
-      const checkpointer = yield* makeCheckpointer
-      const { filename, insert } = yield* storeWithNotes(checkpointer)
-      yield* insert
+      const { checkpointer, filename, insert } = yield* storeWithNotes
+      // The table was made in the round's first transaction.
       yield* TestClock.adjust(JUST_SHORT)
+      yield* insert
       yield* Effect.yieldNow()
       expect(yield* checkpointer.running).toBe(false)
       expect(() => rowsInMainFile(filename)).toThrow(/no such table: notes/)
       yield* TestClock.adjust(Duration.millis(1))
       yield* checkpointer.settled(filename)
       expect(rowsInMainFile(filename)).toBe(1)
-    }).pipe(Effect.provide(Reactivity.layer)))
-
-  it.scoped("the transactions of one round go in one checkpoint, counted from the first: a later one does not put it off", () =>
-    Effect.gen(function*() {
-      const checkpointer = yield* makeCheckpointer
-      const { filename, insert } = yield* storeWithNotes(checkpointer)
-      yield* TestClock.adjust(JUST_SHORT)
-      yield* insert
-      yield* insert
-      yield* TestClock.adjust(Duration.millis(1))
-      yield* checkpointer.settled(filename)
-      expect(rowsInMainFile(filename)).toBe(2)
-    }).pipe(Effect.provide(Reactivity.layer)))
+    }))
 
   it.scoped("a store written fast is checkpointed at its CHECKPOINT_EVERY-th transaction without waiting for the delay", () =>
     Effect.gen(function*() {
-      const checkpointer = yield* makeCheckpointer
-      const { filename, insert } = yield* storeWithNotes(checkpointer)
+      const { checkpointer, filename, insert } = yield* storeWithNotes
       // The table is made in the round's first transaction.
       for (let i = 2; i < CHECKPOINT_EVERY; i++) yield* insert
       yield* Effect.yieldNow()
@@ -83,12 +70,11 @@ describe("background checkpoints", () => {
       yield* insert
       yield* checkpointer.settled(filename)
       expect(rowsInMainFile(filename)).toBe(CHECKPOINT_EVERY - 1)
-    }).pipe(Effect.provide(Reactivity.layer)))
+    }))
 
   it.scoped("a transaction that ends while its store's checkpoint runs is in the next one", () =>
     Effect.gen(function*() {
-      const checkpointer = yield* makeCheckpointer
-      const { filename, insert } = yield* storeWithNotes(checkpointer)
+      const { checkpointer, filename, insert } = yield* storeWithNotes
       yield* TestClock.adjust(CHECKPOINT_DELAY)
       // Once the worker is started, the first round's checkpoint has been asked for (its thread
       // is still starting): this insert starts the next round.
@@ -98,17 +84,16 @@ describe("background checkpoints", () => {
       yield* TestClock.adjust(CHECKPOINT_DELAY)
       yield* checkpointer.settled(filename)
       expect(rowsInMainFile(filename)).toBe(1)
-    }).pipe(Effect.provide(Reactivity.layer)))
+    }))
 
   it.scoped("a store closing drops its due checkpoint: no worker is started for it", () =>
     Effect.gen(function*() {
-      const checkpointer = yield* makeCheckpointer
-      const { filename } = yield* storeWithNotes(checkpointer)
+      const { checkpointer, filename } = yield* storeWithNotes
       yield* checkpointer.closing(filename)
       yield* TestClock.adjust(Duration.times(CHECKPOINT_DELAY, 2))
       yield* Effect.yieldNow()
       expect(yield* checkpointer.running).toBe(false)
-    }).pipe(Effect.provide(Reactivity.layer)))
+    }))
 
   it.scoped("once the worker has stopped, transactions neither wait for it nor ask it, and the stop is logged once", () =>
     Effect.gen(function*() {
