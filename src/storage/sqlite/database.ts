@@ -20,8 +20,8 @@ export const appliedMigration = (client: SqlClient.SqlClient) =>
 /**
  * Opens a SQLite file in WAL mode for the enclosing scope and brings its schema up to date.
  * `synchronous = NORMAL` keeps every committed transaction across a process crash (the WAL is
- * in the OS's hands); only a power cut could lose the last ones, those the background checkpoint
- * has not synced yet (within a second of each: checkpointer.ts).
+ * in the OS's hands); only a power cut could lose the last ones, those no checkpoint has synced
+ * yet (in a user's store, a second's at most: checkpointer.ts).
  */
 export const openMigrated = (options: {
   readonly filename: string
