@@ -58,7 +58,7 @@ interface Round {
 export const makeCheckpointer = Effect.gen(function*() {
   const driver = createRequire(import.meta.url).resolve("better-sqlite3")
   const rounds = new Map<string, Round>()
-  // Per store, the fiber of its latest round: it waits for its delay, then for its checkpoint.
+  // Per store, the fiber of its round under way: it waits for its delay, then for its checkpoint.
   const waiting = new Map<string, Fiber.RuntimeFiber<void>>()
   const inFlight = new Map<string, Deferred.Deferred<string | null>>()
   const finish = (filename: string, error: string | null) => {
@@ -122,7 +122,12 @@ export const makeCheckpointer = Effect.gen(function*() {
     Effect.race(Effect.sleep(CHECKPOINT_DELAY), Deferred.await(current.full)).pipe(
       // The store's previous checkpoint may still be running: one at a time per store.
       Effect.zipRight(running(filename)),
-      Effect.zipRight(checkpoint(filename))
+      Effect.zipRight(checkpoint(filename)),
+      // A finished round is forgotten, unless a later one has taken its place.
+      Effect.ensuring(Effect.fiberIdWith((self) =>
+        Effect.sync(() => {
+          if (waiting.get(filename)?.id() === self) waiting.delete(filename)
+        })))
     )
 
   /** Waits for the store's due and running checkpoints. */
