@@ -12,11 +12,14 @@ interface ProcStat {
   readonly reapedMs: number
 }
 
-/** Fields of /proc/<pid>/stat; the command name in parentheses may hold spaces, so fields count from its closing one. */
-const procStat = (pid: number): ProcStat | undefined => {
+/**
+ * Fields of a process's or thread's stat file (`/proc/<pid>/stat`, `/proc/<pid>/task/<tid>/stat`);
+ * the command name in parentheses may hold spaces, so fields count from its closing one.
+ */
+const procStat = (pid: number, path = `/proc/${pid}/stat`): ProcStat | undefined => {
   let text: string
   try {
-    text = NodeFs.readFileSync(`/proc/${pid}/stat`, "utf8")
+    text = NodeFs.readFileSync(path, "utf8")
   } catch {
     // The process ended between listing and reading: its time is in its parent's reaped count.
     return undefined
@@ -29,6 +32,13 @@ const procStat = (pid: number): ProcStat | undefined => {
 
 /** CPU ms one process has used so far. */
 export const processCpuMs = (pid: number) => procStat(pid)?.ownMs ?? 0
+
+/**
+ * CPU ms a process's main thread has used so far: for Node, the JavaScript and what it calls
+ * synchronously. The rest of the process's time is its other threads': V8's compiler and garbage
+ * collector helpers, libuv's pool, worker threads.
+ */
+export const mainThreadCpuMs = (pid: number) => procStat(pid, `/proc/${pid}/task/${pid}/stat`)?.ownMs ?? 0
 
 /**
  * CPU ms a process tree has used so far: the process, its live children (PostgreSQL's backends and

@@ -7,11 +7,16 @@
  * round-robin. Each starts from fresh data: every user given the same turns through the API first,
  * then a warm-up, then the timed phases: every round of the mix, then each route alone (for its own
  * CPU per request), the ingests last. A search costs more the more turns its store holds, so the
- * mix runs on stores that only the seeding, the warm-up and the mix itself have grown: ingests
- * alone add some 2,000 turns per user in a round of 4 s.
+ * mix runs on stores that only the seeding and the mix itself have grown (ingests alone add some
+ * 2,000 turns per user in a round of 4 s): the warm-up's ingests go to users of their own.
  *
- * CPU is the kernel's count (/proc): the service's processes, and PostgreSQL's whole cluster (the
- * postmaster, its backends and workers), over each phase, divided by the requests answered.
+ * The warm-up lasts until V8 has compiled what the requests run (30 s by default): in the seconds
+ * that follow a 3-s warm-up its compiler threads take about a tenth of the server's CPU.
+ *
+ * CPU is the kernel's count (/proc): the service's processes, of it their main threads (the
+ * JavaScript and what it calls synchronously; the rest is V8's compiler and collector threads and
+ * the checkpoint worker), and PostgreSQL's whole cluster (the postmaster, its backends and
+ * workers), over each phase, divided by the requests answered.
  *
  * With `--baseline DIR` (another checkout, built), each set-up runs both builds side by side on
  * fresh data of their own, their phases interleaved round by round, and prints the ratios. Both
@@ -26,7 +31,7 @@
  * takes before the service's own work (`--floors 0` skips them).
  *
  * Usage: npm run bench:mixed [-- --clients 16 --users 8 --seconds 10 --route-seconds 5 --rounds 2
- *   --warmup 3 --mix 20,60,20 --seed-turns 1000 --replicas 1,2 --baseline /path/to/checkout --cpu-prof DIR --floors 1]
+ *   --warmup 30 --mix 20,60,20 --seed-turns 1000 --replicas 1,2 --baseline /path/to/checkout --cpu-prof DIR --floors 1]
  * (or BENCH_CLIENTS, BENCH_USERS, …)
  */
 import * as NodeFs from "node:fs"
@@ -36,7 +41,7 @@ import { type Cluster, createDatabase, startCluster, withClient } from "../postg
 import { seededRandom } from "../reliability/random.js"
 import { questions, sentences } from "./corpus.js"
 import { bundleFloorServer } from "./floor/bundle.js"
-import { processCpuMs, treeCpuMs } from "./cpu.js"
+import { mainThreadCpuMs, processCpuMs, treeCpuMs } from "./cpu.js"
 import { arg, listArg, postJson, type ServiceProcess, startListening, startService, stats, textArg } from "./support.js"
 
 const CLIENTS = arg("clients", 16)
@@ -44,7 +49,7 @@ const USERS = arg("users", 8)
 const SECONDS = arg("seconds", 10)
 const ROUTE_SECONDS = arg("route-seconds", 5)
 const ROUNDS = arg("rounds", 2)
-const WARMUP_SECONDS = arg("warmup", 3)
+const WARMUP_SECONDS = arg("warmup", 30)
 const SEED_TURNS = arg("seed-turns", 1_000)
 /** PostgreSQL set-ups by their server processes; 0 runs none (SQLite alone). */
 const REPLICAS = listArg("replicas", [1, 2]).filter((n) => n > 0)
@@ -62,6 +67,8 @@ type Phase = "mix" | Route
 const PHASES: ReadonlyArray<Phase> = ["mix", "search", "context", "ingest"]
 
 const userId = (n: number) => `mixed-${n}`
+/** Where the warm-up's ingests go, so that they grow no store the timed phases search. */
+const warmUpUserId = (n: number) => `warm-${n}`
 
 /** `count` turns of LoCoMo from `offset` on, as messages. */
 const messages = (offset: number, count: number) =>
@@ -92,6 +99,7 @@ interface Run {
   readonly seconds: number
   readonly errors: number
   readonly serviceCpuMs: number
+  readonly serviceMainCpuMs: number
   readonly postgresCpuMs: number
   readonly latencies: Record<Route, Array<number>>
 }
@@ -106,8 +114,14 @@ interface Deployment {
   readonly postgresPid: number | undefined
 }
 
+/** Whom a client's requests are for: its searches and context blocks, and its ingests. */
+interface Users {
+  readonly reads: string
+  readonly ingests: string
+}
+
 /** The request a client sends next, drawn for the phase. */
-const nextRequest = (weight: Record<Route, number>, random: () => number, user: string, label: string, client: number, counters: { next: number; sessions: number }): Request => {
+const nextRequest = (weight: Record<Route, number>, random: () => number, users: Users, label: string, client: number, counters: { next: number; sessions: number }): Request => {
   const total = weight.ingest + weight.search + weight.context
   const roll = random() * total
   const route: Route = roll < weight.ingest ? "ingest" : roll < weight.ingest + weight.search ? "search" : "context"
@@ -115,16 +129,16 @@ const nextRequest = (weight: Record<Route, number>, random: () => number, user: 
   return {
     route,
     body: route === "ingest"
-      ? { user_id: user, session_id: `${label}-${client}-${counters.sessions++}`, infer: false, async_mode: false, messages: messages(counters.sessions * TURNS_PER_INGEST, TURNS_PER_INGEST) }
-      : { user_id: user, query }
+      ? { user_id: users.ingests, session_id: `${label}-${client}-${counters.sessions++}`, infer: false, async_mode: false, messages: messages(counters.sessions * TURNS_PER_INGEST, TURNS_PER_INGEST) }
+      : { user_id: users.reads, query }
   }
 }
 
 /**
  * The clients' loop for `seconds`, or, given another run's plan, each client's requests of that
- * plan; each request goes to the next server in turn.
+ * plan; each request goes to the next server in turn. A warm-up's ingests go to users of their own.
  */
-const runPhase = async (deployment: Deployment, phase: Phase, seconds: number, label: string, replay?: Plan): Promise<Run> => {
+const runPhase = async (deployment: Deployment, phase: Phase, seconds: number, label: string, replay?: Plan, warmUp = false): Promise<Run> => {
   const { servers } = deployment
   const latencies: Record<Route, Array<number>> = { ingest: [], search: [], context: [] }
   const weight = weights(phase)
@@ -133,15 +147,16 @@ const runPhase = async (deployment: Deployment, phase: Phase, seconds: number, l
   let errors = 0
   const plan: Array<Array<Request>> = Array.from({ length: CLIENTS }, () => [])
   const serviceCpu = () => servers.reduce((sum, server) => sum + processCpuMs(server.pid), 0)
+  const serviceMainCpu = () => servers.reduce((sum, server) => sum + mainThreadCpuMs(server.pid), 0)
   const postgresCpu = () => deployment.postgresPid === undefined ? 0 : treeCpuMs(deployment.postgresPid)
-  const [serviceBefore, postgresBefore] = [serviceCpu(), postgresCpu()]
+  const [serviceBefore, serviceMainBefore, postgresBefore] = [serviceCpu(), serviceMainCpu(), postgresCpu()]
   const started = performance.now()
   const deadline = started + seconds * 1000
   await Promise.all(Array.from({ length: CLIENTS }, async (_, client) => {
-    const user = userId(client % USERS)
+    const users: Users = { reads: userId(client % USERS), ingests: (warmUp ? warmUpUserId : userId)(client % USERS) }
     const replayed = replay?.[client]
     for (let sent = 0; replayed === undefined ? performance.now() < deadline : sent < replayed.length; sent++) {
-      const { body, route } = replayed?.[sent] ?? nextRequest(weight, random, user, label, client, counters)
+      const { body, route } = replayed?.[sent] ?? nextRequest(weight, random, users, label, client, counters)
       plan[client]!.push({ route, body })
       const port = servers[counters.next++ % servers.length]!.port
       try {
@@ -160,6 +175,7 @@ const runPhase = async (deployment: Deployment, phase: Phase, seconds: number, l
     seconds: (performance.now() - started) / 1000,
     errors,
     serviceCpuMs: serviceCpu() - serviceBefore,
+    serviceMainCpuMs: serviceMainCpu() - serviceMainBefore,
     postgresCpuMs: postgresCpu() - postgresBefore,
     latencies
   }
@@ -172,6 +188,7 @@ const combine = (a: Run | undefined, b: Run): Run => a === undefined ? b : {
   seconds: a.seconds + b.seconds,
   errors: a.errors + b.errors,
   serviceCpuMs: a.serviceCpuMs + b.serviceCpuMs,
+  serviceMainCpuMs: a.serviceMainCpuMs + b.serviceMainCpuMs,
   postgresCpuMs: a.postgresCpuMs + b.postgresCpuMs,
   latencies: { ingest: [...a.latencies.ingest, ...b.latencies.ingest], search: [...a.latencies.search, ...b.latencies.search], context: [...a.latencies.context, ...b.latencies.context] }
 }
@@ -219,7 +236,7 @@ const runSetUp = async (setUp: SetUp, builds: ReadonlyArray<Build>, dataRoot: st
         }))
       }
       await seedUsers(servers)
-      warmUp = await runPhase(deployments.at(-1)!, "mix", WARMUP_SECONDS, "warm", warmUp?.plan)
+      warmUp = await runPhase(deployments.at(-1)!, "mix", WARMUP_SECONDS, "warm", warmUp?.plan, true)
     }
     await settle(cluster, databases)
     const results: Array<Results> = builds.map(() => new Map())
@@ -298,8 +315,8 @@ const main = async () => {
     `after ${WARMUP_SECONDS} s of warm-up and ${SEED_TURNS} turns per user` +
     (builds.length > 1 ? " (each phase timed on the build that goes first in its round; the other sends the same requests)" : "") +
     `; ${NodeOs.cpus().length} cores shared by the servers, the database and the clients; client-side times`)
-  console.log("CPU ms per request: svc = the service's processes, pg = the PostgreSQL cluster's (kernel counts from /proc); cores = CPU used per second of wall time")
-  console.log("backend     replicas  build        req/s  errors  svc ms  pg ms  cores   ingest svc/pg   search svc/pg  context svc/pg   ingest p50/p99   search p50/p99  context p50/p99")
+  console.log("CPU ms per request: svc = the service's processes, main = of it their main threads, pg = the PostgreSQL cluster's (kernel counts from /proc); cores = CPU used per second of wall time")
+  console.log("backend     replicas  build        req/s  errors  svc ms  main  pg ms  cores   ingest svc/pg   search svc/pg  context svc/pg   ingest p50/p99   search p50/p99  context p50/p99")
   for (const { byBuild, setUp } of results) {
     for (const [i, phases] of byBuild.entries()) {
       const mix = phases.get("mix")!
@@ -312,7 +329,7 @@ const main = async () => {
         return `${p50.toFixed(1)} / ${p99.toFixed(1)}`.padStart(15)
       })
       console.log(`${setUp.name.padEnd(11)} ${String(setUp.replicas).padStart(8)}  ${builds[i]!.name.padEnd(10)} ${fixed(mix.requests / mix.seconds, 0, 7)}  ${String(mix.errors).padStart(6)}` +
-        `  ${fixed(perRequest(mix.serviceCpuMs, mix.requests), 2, 6)}  ${fixed(perRequest(mix.postgresCpuMs, mix.requests), 2, 5)}  ${fixed((mix.serviceCpuMs + mix.postgresCpuMs) / 1000 / mix.seconds, 2, 5)}` +
+        `  ${fixed(perRequest(mix.serviceCpuMs, mix.requests), 2, 6)}  ${fixed(perRequest(mix.serviceMainCpuMs, mix.requests), 2, 4)}  ${fixed(perRequest(mix.postgresCpuMs, mix.requests), 2, 5)}  ${fixed((mix.serviceCpuMs + mix.postgresCpuMs) / 1000 / mix.seconds, 2, 5)}` +
         `  ${routeCpu.join(" ")}  ${latencies.join("  ")}`)
     }
     if (byBuild.length === 2) {
