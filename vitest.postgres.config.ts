@@ -26,7 +26,8 @@ import { defineConfig } from "vitest/config"
  * - webhooks' cases of refused configurations (no storage is reached) and of an erase cut off
  *   before its store file went (skipped here).
  * - databaseSelection, postgresRestart, replicas, crashSafetyReplicas and migrate pick the
- *   backend (or both ends of a migration) themselves.
+ *   backend (or both ends of a migration) themselves; clusterWatchdog starts a cluster of its own
+ *   to check that the tests' clusters are cleaned up.
  * - backup and backupErrors: the embedded backend's backup, verify and restore of store files
  *   (backupPostgres, listed here, covers verify on a PostgreSQL database and pg_dump/pg_restore).
  */

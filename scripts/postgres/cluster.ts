@@ -1,4 +1,4 @@
-import { execFile, execFileSync } from "node:child_process"
+import { execFile, execFileSync, spawn } from "node:child_process"
 import * as NodeCrypto from "node:crypto"
 import * as NodeFs from "node:fs"
 import * as NodeOs from "node:os"
@@ -33,14 +33,38 @@ const ownerCommand = (command: string, args: ReadonlyArray<string>): [string, Ar
 
 const asOwner = (command: string, args: ReadonlyArray<string>) => execFileSync(...ownerCommand(command, args), { stdio: "pipe" })
 
+/**
+ * Waits for a process to be gone, then runs a command and removes a directory. In a session of
+ * its own, so that an interrupt sent to the caller's terminal does not end it before it cleans up.
+ */
+const WATCHDOG_SCRIPT = `
+parent=$1
+directory=$2
+shift 2
+while kill -0 "$parent" 2>/dev/null; do sleep 1; done
+"$@" >/dev/null 2>&1
+rm -rf "$directory"
+`
+
+/** Stops the cluster's server and removes its directory once this process is gone, however it ends. */
+const startWatchdog = (directory: string, stop: [string, Array<string>]) => {
+  const watchdog = spawn("sh", ["-c", WATCHDOG_SCRIPT, "cluster-watchdog", String(process.pid), directory, stop[0], ...stop[1]], {
+    detached: true,
+    stdio: "ignore"
+  })
+  watchdog.unref()
+  return watchdog
+}
+
 const asOwnerAsync = (command: string, args: ReadonlyArray<string>) =>
   new Promise<void>((resolve, reject) =>
     execFile(...ownerCommand(command, args), (error) => error === null ? resolve() : reject(error)))
 
 /**
  * A throwaway PostgreSQL 15 cluster (pgvector installed) on a free loopback port, trusting local
- * connections; `stop` removes it. For tests and benchmarks, never for data: tests may turn fsync
- * off, benchmarks keep it.
+ * connections; `stop` removes it, and so does a watchdog once this process has ended without
+ * calling it (an interrupted test run, a killed benchmark): pg_ctl's server outlives its caller.
+ * For tests and benchmarks, never for data: tests may turn fsync off, benchmarks keep it.
  */
 export const startCluster = async (options: { readonly fsync: boolean }): Promise<Cluster> => {
   if (!NodeFs.existsSync(NodePath.join(PG_BIN, "initdb")) || !NodeFs.existsSync("/usr/share/postgresql/15/extension/vector.control")) {
@@ -58,11 +82,13 @@ export const startCluster = async (options: { readonly fsync: boolean }): Promis
   ]
   const haltArgs = ["-D", data, "-m", "immediate", "stop"]
   asOwner("pg_ctl", startArgs)
+  const watchdog = startWatchdog(directory, ownerCommand("pg_ctl", haltArgs))
   return {
     url: `postgres://postgres@127.0.0.1:${port}/postgres`,
     log,
     pid: () => Number(NodeFs.readFileSync(NodePath.join(data, "postmaster.pid"), "utf8").split("\n")[0]),
     stop: () => {
+      watchdog.kill()
       // A halted server has no pid file left: there is nothing to stop then.
       if (NodeFs.existsSync(NodePath.join(data, "postmaster.pid"))) asOwner("pg_ctl", haltArgs)
       NodeFs.rmSync(directory, { recursive: true, force: true })
