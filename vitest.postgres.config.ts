@@ -26,8 +26,8 @@ import { defineConfig } from "vitest/config"
  * - webhooks' cases of refused configurations (no storage is reached) and of an erase cut off
  *   before its store file went (skipped here).
  * - databaseSelection, postgresRestart, replicas, crashSafetyReplicas and migrate pick the
- *   backend (or both ends of a migration) themselves; clusterWatchdog starts a cluster of its own
- *   to check that the tests' clusters are cleaned up.
+ *   backend (or both ends of a migration) themselves; testCleanUp starts a cluster of its own to
+ *   check that what a run leaves is cleaned up.
  * - backup and backupErrors: the embedded backend's backup, verify and restore of store files
  *   (backupPostgres, listed here, covers verify on a PostgreSQL database and pg_dump/pg_restore).
  */
@@ -80,7 +80,7 @@ export default defineConfig({
       "test/webhooks.test.ts"
     ],
     env: { MEMORY_TEST_BACKEND: "postgres" },
-    globalSetup: ["test/support/build.ts", "test/support/postgresCluster.ts"],
+    globalSetup: ["test/support/temporaryFiles.ts", "test/support/build.ts", "test/support/postgresCluster.ts"],
     // Every server here shares one PostgreSQL cluster with the suites' real processes (forgetting's
     // SIGKILL rounds among them) on the same cores: 60 s before a case or hook counts as hung.
     testTimeout: 60_000,

@@ -3,7 +3,7 @@ import { spawn } from "node:child_process"
 import * as NodeFs from "node:fs"
 import * as NodePath from "node:path"
 import { cli, filesUnder, ingestSession, readManifestFile, searchMarker } from "./support/backups.js"
-import { type ServiceProcess, startProcess } from "./support/processes.js"
+import { baseEnv, type ServiceProcess, startProcess } from "./support/processes.js"
 import { API_KEY, tempDataRoot } from "./support/server.js"
 import { queryStore } from "./support/stores.js"
 
@@ -120,7 +120,7 @@ describe("backup, verify and restore of the embedded backend (real processes)", 
       const backup = NodePath.join(tempDataRoot(), "backup")
       const child = spawn(process.execPath, ["dist/cli/main.js", "backup", "--to", backup, "--data-root", dataRoot], {
         cwd: ROOT,
-        env: { PATH: process.env.PATH ?? "", HOME: process.env.HOME ?? "/tmp" },
+        env: baseEnv(),
         stdio: "ignore"
       })
       const exited = new Promise<NodeJS.Signals | null>((resolve) => child.on("exit", (_code, signal) => resolve(signal)))

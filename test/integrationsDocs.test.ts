@@ -4,6 +4,7 @@ import { execFile } from "node:child_process"
 import * as NodeFs from "node:fs"
 import * as NodePath from "node:path"
 import { memoryWorld } from "./support/adapters.js"
+import { baseEnv } from "./support/processes.js"
 import { API_KEY } from "./support/server.js"
 
 const ROOT = NodePath.resolve(import.meta.dirname, "..")
@@ -27,7 +28,7 @@ const runExample = (name: string, code: string, env: Record<string, string>) =>
     NodeFs.writeFileSync(file, code.replace(/"memory-service\/([\w-]+)"/g, (_, subpath: string) => JSON.stringify(NodePath.join(ROOT, "src/adapters", subpath, "index.ts"))))
     const child = execFile(process.execPath, ["--import", "tsx", file], {
       cwd: ROOT,
-      env: { PATH: process.env.PATH ?? "", HOME: process.env.HOME ?? "/tmp", ...env },
+      env: { ...baseEnv(), ...env },
       timeout: 180_000
     }, (error, stdout, stderr) => resume(Effect.succeed({ code: error === null ? 0 : child.exitCode, stdout, stderr })))
   })

@@ -6,6 +6,7 @@ import * as NodeOs from "node:os"
 import * as NodePath from "node:path"
 import { freePort } from "../scripts/freePort.js"
 import { nodeHeaders, offlineLockfile, run } from "./support/packageInstall.js"
+import { baseEnv } from "./support/processes.js"
 import { API_KEY, rawFetch } from "./support/server.js"
 
 const ROOT = NodePath.resolve(import.meta.dirname, "..")
@@ -49,8 +50,7 @@ describe("the package, packed and installed into an empty folder", () => {
       NodeFs.mkdirSync(app)
       // No registry is asked: packages come from npm's cache, the native module is built here.
       const env = {
-        PATH: process.env.PATH ?? "",
-        HOME: process.env.HOME ?? "/tmp",
+        ...baseEnv(),
         npm_config_offline: "true",
         npm_config_audit: "false",
         npm_config_fund: "false",

@@ -1,8 +1,9 @@
-import { execFile, execFileSync, spawn } from "node:child_process"
+import { execFile, execFileSync } from "node:child_process"
 import * as NodeCrypto from "node:crypto"
 import * as NodeFs from "node:fs"
 import * as NodeOs from "node:os"
 import * as NodePath from "node:path"
+import { cleanUpAfterExit } from "../cleanUpAfterExit.js"
 import { freePort } from "../freePort.js"
 import Pg from "pg"
 
@@ -33,29 +34,6 @@ const ownerCommand = (command: string, args: ReadonlyArray<string>): [string, Ar
 
 const asOwner = (command: string, args: ReadonlyArray<string>) => execFileSync(...ownerCommand(command, args), { stdio: "pipe" })
 
-/**
- * Waits for a process to be gone, then runs a command and removes a directory. In a session of
- * its own, so that an interrupt sent to the caller's terminal does not end it before it cleans up.
- */
-const WATCHDOG_SCRIPT = `
-parent=$1
-directory=$2
-shift 2
-while kill -0 "$parent" 2>/dev/null; do sleep 1; done
-"$@" >/dev/null 2>&1
-rm -rf "$directory"
-`
-
-/** Stops the cluster's server and removes its directory once this process is gone, however it ends. */
-const startWatchdog = (directory: string, stop: [string, Array<string>]) => {
-  const watchdog = spawn("sh", ["-c", WATCHDOG_SCRIPT, "cluster-watchdog", String(process.pid), directory, stop[0], ...stop[1]], {
-    detached: true,
-    stdio: "ignore"
-  })
-  watchdog.unref()
-  return watchdog
-}
-
 const asOwnerAsync = (command: string, args: ReadonlyArray<string>) =>
   new Promise<void>((resolve, reject) =>
     execFile(...ownerCommand(command, args), (error) => error === null ? resolve() : reject(error)))
@@ -82,7 +60,7 @@ export const startCluster = async (options: { readonly fsync: boolean }): Promis
   ]
   const haltArgs = ["-D", data, "-m", "immediate", "stop"]
   asOwner("pg_ctl", startArgs)
-  const watchdog = startWatchdog(directory, ownerCommand("pg_ctl", haltArgs))
+  const watchdog = cleanUpAfterExit(directory, ownerCommand("pg_ctl", haltArgs).flat())
   return {
     url: `postgres://postgres@127.0.0.1:${port}/postgres`,
     log,

@@ -1,6 +1,7 @@
 import { Effect } from "effect"
 import { spawn } from "node:child_process"
 import * as NodePath from "node:path"
+import { baseEnv } from "./processes.js"
 
 const ROOT = NodePath.resolve(import.meta.dirname, "../..")
 
@@ -30,7 +31,7 @@ export const runCli = (
       const [command = process.execPath, ...prefix] = [...(options.within ?? []), process.execPath]
       const child = spawn(command, [...prefix, "dist/cli/main.js", ...args], {
         cwd: ROOT,
-        env: { PATH: process.env.PATH ?? "", HOME: process.env.HOME ?? "/tmp", ...options.env },
+        env: { ...baseEnv(), ...options.env },
         stdio: ["pipe", "pipe", "pipe"]
       })
       let stdout = ""

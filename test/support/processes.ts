@@ -1,4 +1,5 @@
 import { type ChildProcess, spawn } from "node:child_process"
+import * as NodeOs from "node:os"
 import * as NodePath from "node:path"
 
 const ROOT = NodePath.resolve(import.meta.dirname, "../..")
@@ -17,13 +18,19 @@ export interface FinishedProcess {
   readonly stderr: string
 }
 
+/**
+ * The environment a process the suites start begins from: how to find programs, a home, and the
+ * run's temporary directory (its temporary files then go with the run's).
+ */
+export const baseEnv = () => ({ PATH: process.env.PATH ?? "", HOME: process.env.HOME ?? "/tmp", TMPDIR: NodeOs.tmpdir() })
+
 /** The server users run: the launcher `npm start` runs. */
 const SERVER_ENTRY = NodePath.join(ROOT, "dist/main.js")
 
 const spawnService = (env: Record<string, string>, entry = SERVER_ENTRY) =>
   spawn(process.execPath, [entry], {
     cwd: ROOT,
-    env: { PATH: process.env.PATH ?? "", HOME: process.env.HOME ?? "/tmp", SERVICE_HOST: "127.0.0.1", SERVICE_LOG_LEVEL: "info", ...env },
+    env: { ...baseEnv(), SERVICE_HOST: "127.0.0.1", SERVICE_LOG_LEVEL: "info", ...env },
     stdio: ["ignore", "pipe", "pipe"]
   })
 
