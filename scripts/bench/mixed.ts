@@ -30,7 +30,7 @@
  * against bare node:http, each answering a small JSON body; their CPU per request is what the stack
  * takes before the service's own work (`--floors 0` skips them).
  *
- * Usage: npm run bench:mixed [-- --clients 16 --users 8 --seconds 10 --route-seconds 5 --rounds 2
+ * Usage: npm run bench:mixed [-- --clients 16 --users 8 --seconds 4 --route-seconds 2 --rounds 6
  *   --warmup 30 --mix 20,60,20 --seed-turns 1000 --replicas 1,2 --baseline /path/to/checkout --cpu-prof DIR --floors 1]
  * (or BENCH_CLIENTS, BENCH_USERS, …)
  */
@@ -46,9 +46,12 @@ import { arg, listArg, postJson, type ServiceProcess, startListening, startServi
 
 const CLIENTS = arg("clients", 16)
 const USERS = arg("users", 8)
-const SECONDS = arg("seconds", 10)
-const ROUTE_SECONDS = arg("route-seconds", 5)
-const ROUNDS = arg("rounds", 2)
+// Short phases, many rounds: alternating the builds often evens out what the machine's other work
+// takes from each (on SQLite two rounds of 8 s gave a build ×1.04 and ×1.23 its own CPU per
+// request; six of 4 s ×0.97).
+const SECONDS = arg("seconds", 4)
+const ROUTE_SECONDS = arg("route-seconds", 2)
+const ROUNDS = arg("rounds", 6)
 const WARMUP_SECONDS = arg("warmup", 30)
 const SEED_TURNS = arg("seed-turns", 1_000)
 /** PostgreSQL set-ups by their server processes; 0 runs none (SQLite alone). */
