@@ -47,8 +47,8 @@ import { arg, listArg, postJson, type ServiceProcess, startListening, startServi
 const CLIENTS = arg("clients", 16)
 const USERS = arg("users", 8)
 // Short phases, many rounds: alternating the builds often evens out what the machine's other work
-// takes from each (on SQLite two rounds of 8 s gave a build ×1.04 and ×1.23 its own CPU per
-// request; six of 4 s ×0.97).
+// takes from each (on SQLite, run against itself, a build measured ×1.04 and ×1.23 its own CPU
+// per request in two rounds of 8 s, ×0.97 in six of 4 s).
 const SECONDS = arg("seconds", 4)
 const ROUTE_SECONDS = arg("route-seconds", 2)
 const ROUNDS = arg("rounds", 6)

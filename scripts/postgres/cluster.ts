@@ -40,7 +40,7 @@ const asOwnerAsync = (command: string, args: ReadonlyArray<string>) =>
 
 /**
  * A throwaway PostgreSQL 15 cluster (pgvector installed) on a free loopback port, trusting local
- * connections; `stop` removes it, and so does a watchdog once this process has ended without
+ * connections; `stop` removes it, and so does a watcher once this process has ended without
  * calling it (an interrupted test run, a killed benchmark): pg_ctl's server outlives its caller.
  * For tests and benchmarks, never for data: tests may turn fsync off, benchmarks keep it.
  */
@@ -60,13 +60,13 @@ export const startCluster = async (options: { readonly fsync: boolean }): Promis
   ]
   const haltArgs = ["-D", data, "-m", "immediate", "stop"]
   asOwner("pg_ctl", startArgs)
-  const watchdog = cleanUpAfterExit(directory, ownerCommand("pg_ctl", haltArgs).flat())
+  const watcher = cleanUpAfterExit(directory, ownerCommand("pg_ctl", haltArgs).flat())
   return {
     url: `postgres://postgres@127.0.0.1:${port}/postgres`,
     log,
     pid: () => Number(NodeFs.readFileSync(NodePath.join(data, "postmaster.pid"), "utf8").split("\n")[0]),
     stop: () => {
-      watchdog.kill()
+      watcher.kill()
       // A halted server has no pid file left: there is nothing to stop then.
       if (NodeFs.existsSync(NodePath.join(data, "postmaster.pid"))) asOwner("pg_ctl", haltArgs)
       NodeFs.rmSync(directory, { recursive: true, force: true })
