@@ -7,7 +7,7 @@ import { startProviderStub, STUB_PROVIDERS, type StubProviderName } from "../scr
 import { type DocBlock, docBlocks, section, serverSettings } from "./support/docBlocks.js"
 import { compareOutput } from "./support/docOutputs.js"
 import { startDocShell } from "./support/docShell.js"
-import { startProcess } from "./support/processes.js"
+import { baseEnv, startProcess } from "./support/processes.js"
 import { freshDeployment, serviceEnv } from "./support/server.js"
 
 const ROOT = NodePath.resolve(import.meta.dirname, "..")
@@ -39,7 +39,7 @@ const runDocument = (blocks: ReadonlyArray<DocBlock>) =>
     const deployment = yield* freshDeployment
     const workDir = NodeFs.mkdtempSync(NodePath.join(NodeOs.tmpdir(), "memory-docs-"))
     const shell = yield* Effect.acquireRelease(
-      Effect.sync(() => startDocShell(workDir, { PATH: process.env.PATH ?? "", HOME: workDir, LANG: "C.UTF-8" })),
+      Effect.sync(() => startDocShell(workDir, { ...baseEnv(), HOME: workDir, LANG: "C.UTF-8" })),
       (started) => Effect.sync(() => started.close())
     )
     let stubUrl = STUB_URL
