@@ -1,17 +1,20 @@
 import { Reactivity } from "@effect/experimental"
 import type { SqlClient } from "@effect/sql"
 import { describe, expect, it } from "@effect/vitest"
+import Database from "better-sqlite3"
 import { Deferred, Effect, Either, Fiber } from "effect"
 import * as NodePath from "node:path"
 import { makeSqliteClient } from "../src/storage/sqlite/client.js"
 import { tempDataRoot } from "./support/server.js"
 
-const client = () =>
+const clientOn = (filename: string) =>
   Effect.gen(function*() {
-    const sql = yield* makeSqliteClient({ filename: NodePath.join(tempDataRoot(), "client.db") })
+    const sql = yield* makeSqliteClient({ filename })
     yield* sql`CREATE TABLE notes (id INTEGER PRIMARY KEY, body TEXT NOT NULL UNIQUE)`
     return sql
   }).pipe(Effect.provide(Reactivity.layer))
+
+const client = () => clientOn(NodePath.join(tempDataRoot(), "client.db"))
 
 /** A transaction opened on another fiber, which runs `work` and then stays open until rolled back. */
 const openTransaction = <E>(sql: SqlClient.SqlClient, work: Effect.Effect<unknown, E>) =>
@@ -51,6 +54,36 @@ describe("SQLite client", () => {
       yield* sql`ALTER TABLE notes ADD COLUMN tag TEXT NOT NULL DEFAULT 'new'`
       expect(yield* sql`SELECT * FROM notes`).toEqual([{ id: 1, body: "one", tag: "new" }])
       expect(yield* sql`SELECT * FROM notes`.values).toEqual([[1, "one", "new"]])
+    }))
+
+  it.scoped("answers each row as better-sqlite3 would: its columns in order, every type, a name given twice with its last value", () =>
+    Effect.gen(function*() {
+      const filename = NodePath.join(tempDataRoot(), "client.db")
+      const sql = yield* clientOn(filename)
+      yield* sql`INSERT INTO notes (id, body) VALUES (1, 'one'), (2, 'two')`
+      const text = `SELECT body, id, NULL AS missing, 1.5 AS fraction, x'00ff' AS bytes, 'first' AS twice, 'last' AS twice, -id AS negated
+        FROM notes ORDER BY id`
+      const rows = yield* sql.unsafe<Record<string, unknown>>(text)
+      const reference = new Database(filename, { readonly: true })
+      const expected = reference.prepare(text).all() as ReadonlyArray<Record<string, unknown>>
+      reference.close()
+      expect(rows).toEqual(expected)
+      expect(rows.map((row) => Object.keys(row))).toEqual(expected.map((row) => Object.keys(row)))
+      expect(rows[0]).toEqual({ body: "one", id: 1, missing: null, fraction: 1.5, bytes: Buffer.from([0, 255]), twice: "last", negated: -1 })
+    }))
+
+  it.scoped("a column renamed or added, by this connection or another, is answered under its name now", () =>
+    Effect.gen(function*() {
+      const filename = NodePath.join(tempDataRoot(), "client.db")
+      const sql = yield* clientOn(filename)
+      yield* sql`INSERT INTO notes (body) VALUES ('one')`
+      expect(yield* sql`SELECT * FROM notes`).toEqual([{ id: 1, body: "one" }])
+      yield* sql`ALTER TABLE notes RENAME COLUMN body TO text`
+      expect(yield* sql`SELECT * FROM notes`).toEqual([{ id: 1, text: "one" }])
+      const other = new Database(filename)
+      other.exec("ALTER TABLE notes ADD COLUMN tag TEXT NOT NULL DEFAULT 'new'")
+      other.close()
+      expect(yield* sql`SELECT * FROM notes`).toEqual([{ id: 1, text: "one", tag: "new" }])
     }))
 
   it.scoped("answers bad SQL and broken constraints with an SqlError, and keeps working after", () =>

@@ -6,10 +6,10 @@ import { RecentCache } from "../../util/recentCache.js"
 import { runningStatementsWith, transactionConnection } from "../statementRunner.js"
 
 /**
- * Prepared statements kept per connection; past it the least recently used one is dropped (and
- * finalized when collected). A store's retrieval statements take tens of KiB each, and texts that
- * vary (lists of ids of different lengths) kept 500 per open store: ~170 MiB over 16 stores under
- * `bench:load`. The statements every request runs are far fewer than 64.
+ * Prepared statements kept per connection, at most; the most recently used half of them always
+ * (those dropped are finalized when collected). A store's retrieval statements take tens of KiB
+ * each, and texts that vary (lists of ids of different lengths) kept 500 per open store: ~170 MiB
+ * over 16 stores under `bench:load`. The statements every request runs are far fewer than 32.
  */
 const PREPARED_CAPACITY = 64
 
@@ -21,7 +21,9 @@ const PREPARED_CAPACITY = 64
  * issue dozens (a session's write):
  * - a statement made with `sql\`...\`` runs straight on the connection, without a span and a
  *   scope of its own: transactions and the service operations around them keep their spans;
- * - prepared statements sit in a plain LRU map, not an effectful cache with a clock and deferreds;
+ * - prepared statements sit in a plain map of recent ones, not an effectful cache with a clock and
+ *   deferreds;
+ * - rows are read as arrays of values and made objects here (see `asObjects`);
  * - a statement outside a transaction only queues on the connection's permit while another
  *   fiber's transaction holds it, so it never runs inside that transaction.
  */
@@ -92,18 +94,48 @@ export const makeSqliteClient = (options: {
       }))
   })
 
+/** A prepared statement; one that answers rows is kept in raw mode, with its columns' names. */
+interface Prepared {
+  readonly statement: Sqlite.Statement
+  /** Its columns' names when it answers rows (as arrays of values), else null. */
+  columns: ReadonlyArray<string> | null
+  /** A write that changes the schema: the names kept for the columns of others may be stale after it. */
+  readonly changesSchema: boolean
+}
+
+const columnNames = (statement: Sqlite.Statement) => statement.columns().map((column) => column.name)
+
+const CHANGES_SCHEMA = /^\s*(?:ALTER|CREATE|DROP)\b/i
+
+const prepareOn = (db: Sqlite.Database, sql: string): Prepared => {
+  const statement = db.prepare(sql)
+  return statement.reader
+    ? { statement: statement.raw(true), columns: columnNames(statement), changesSchema: false }
+    : { statement, columns: null, changesSchema: CHANGES_SCHEMA.test(sql) }
+}
+
+// better-sqlite3 builds a row object through V8's API, looking each column's name up again for
+// every value: a row of ten columns took ~2.4 µs that way, ~1.5 as an array of values with the
+// object built here. A name given twice keeps its first place and its last value, as there.
+const asObjects = (columns: ReadonlyArray<string>, rows: ReadonlyArray<ReadonlyArray<unknown>>) =>
+  rows.map((values) => {
+    const row: Record<string, unknown> = {}
+    for (let i = 0; i < columns.length; i++) row[columns[i]!] = values[i]
+    return row
+  })
+
 const makeConnection = (db: Sqlite.Database) => {
-  const prepared = new RecentCache<string, Sqlite.Statement>(PREPARED_CAPACITY)
+  const statements = new RecentCache<string, Prepared>(PREPARED_CAPACITY)
   const prepare = (sql: string) => {
-    const cached = prepared.get(sql)
+    const cached = statements.get(sql)
     if (cached !== undefined) return cached
-    const statement = db.prepare(sql)
-    prepared.set(sql, statement)
+    const statement = prepareOn(db, sql)
+    statements.set(sql, statement)
     return statement
   }
   /** Runs at once, when called: the outcome as an effect that has nothing left to do. */
-  const runNow = <A>(sql: string, execute: (statement: Sqlite.Statement) => A): Effect.Effect<A, SqlError.SqlError> => {
-    let statement: Sqlite.Statement
+  const runNow = <A>(sql: string, execute: (statement: Prepared) => A): Effect.Effect<A, SqlError.SqlError> => {
+    let statement: Prepared
     try {
       statement = prepare(sql)
     } catch (cause) {
@@ -115,34 +147,40 @@ const makeConnection = (db: Sqlite.Database) => {
       return Effect.fail(new SqlError.SqlError({ cause, message: "Failed to execute statement" }))
     }
   }
-  const run = <A>(sql: string, execute: (statement: Sqlite.Statement) => A) => Effect.suspend(() => runNow(sql, execute))
-  /** What a statement answers: `read` for a query; none for a write, which is run. */
-  const answered = <A>(params: ReadonlyArray<unknown>, read: (statement: Sqlite.Statement) => ReadonlyArray<A>) =>
-  (statement: Sqlite.Statement): ReadonlyArray<A> => {
-    if (statement.reader) return read(statement)
-    statement.run(...params)
-    return []
+  const run = <A>(sql: string, execute: (statement: Prepared) => A) => Effect.suspend(() => runNow(sql, execute))
+  const runWrite = ({ changesSchema, statement }: Prepared, params: ReadonlyArray<unknown>) => {
+    const result = statement.run(...params)
+    if (changesSchema) statements.clear()
+    return result
   }
-  const allRows = (params: ReadonlyArray<unknown>) => answered(params, (statement) => statement.all(...params))
+  /** What a statement answers: its rows, as `read` gives them, for a query; none for a write, which is run. */
+  const answered = <A>(params: ReadonlyArray<unknown>, read: (columns: ReadonlyArray<string>, values: ReadonlyArray<ReadonlyArray<unknown>>) => ReadonlyArray<A>) =>
+  (prepared: Prepared): ReadonlyArray<A> => {
+    if (prepared.columns === null) {
+      runWrite(prepared, params)
+      return []
+    }
+    // In raw mode each row is its array of values.
+    const values = prepared.statement.all(...params) as ReadonlyArray<ReadonlyArray<unknown>>
+    // SQLite prepares a statement again when another connection has changed the schema: a `*` may
+    // then stand for more or fewer columns.
+    if (values.length > 0 && values[0]!.length !== prepared.columns.length) prepared.columns = columnNames(prepared.statement)
+    return read(prepared.columns, values)
+  }
+  const allRows = (params: ReadonlyArray<unknown>) => answered(params, asObjects)
   const rowsNow = (sql: string, params: ReadonlyArray<unknown>) => runNow(sql, allRows(params))
   const rows = (sql: string, params: ReadonlyArray<unknown>) => run(sql, allRows(params))
   const transformed = (
     sql: string,
     params: ReadonlyArray<unknown>,
     transformRows: (<A extends object>(rows: ReadonlyArray<A>) => ReadonlyArray<A>) | undefined
-  ) => transformRows === undefined ? rows(sql, params) : Effect.map(rows(sql, params), (all) => transformRows(all as ReadonlyArray<object>))
+  ) => transformRows === undefined ? rows(sql, params) : Effect.map(rows(sql, params), (all) => transformRows(all))
   const connection: Connection = {
     execute: transformed,
     executeUnprepared: (sql, params, transformRows) => transformed(sql, params ?? [], transformRows),
-    executeRaw: (sql, params) => run(sql, (statement) => statement.reader ? statement.all(...params) : statement.run(...params)),
-    executeValues: (sql, params) =>
-      run(sql, answered(params, (statement) => {
-        try {
-          return statement.raw(true).all(...params) as ReadonlyArray<ReadonlyArray<unknown>>
-        } finally {
-          statement.raw(false)
-        }
-      })),
+    executeRaw: (sql, params) =>
+      run(sql, (prepared) => prepared.columns === null ? runWrite(prepared, params) : allRows(params)(prepared)),
+    executeValues: (sql, params) => run(sql, answered(params, (_, values) => values)),
     executeStream: () => Stream.dieMessage("streaming is not supported by this SQLite client")
   }
   return { connection, rowsNow }
