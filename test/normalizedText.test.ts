@@ -1,6 +1,6 @@
 import { describe, expect, it } from "@effect/vitest"
 import { FastCheck } from "effect"
-import { normalizedTextKeys, normalizeText } from "../src/domain/text.js"
+import { normalizedTextKeys, normalizeText, StatementSet } from "../src/domain/text.js"
 
 /** Whether each pair of keys is equal exactly when the pair's normalized texts are. */
 const agreesWithNormalizeText = (texts: ReadonlyArray<string>) => {
@@ -71,5 +71,35 @@ describe("normalizedTextKeys: one key per normalized text, without normalizing e
     const same = normalizedTextKeys(["I can swim", "I can swim", "another"])
     expect(typeof same[0]).toBe("number")
     expect(same[1]).toBe(same[0])
+  })
+})
+
+/** Whether adding the texts one by one says "new" exactly for those whose normalized text is. */
+const addsAsNormalizeTextSays = (texts: ReadonlyArray<string>) => {
+  const set = new StatementSet()
+  const seen = new Set<string>()
+  return texts.every((text) => {
+    const normalized = normalizeText(text)
+    const isNew = !seen.has(normalized)
+    seen.add(normalized)
+    return set.add(text) === isNew
+  })
+}
+
+describe("StatementSet: statements told apart as normalizeText tells them", () => {
+  it("holds a statement once, however it is cased, spaced or punctuated", () => {
+    const set = new StatementSet()
+    expect(["I can't swim.", "i CAN'T   swim", "I can\u2019t swim!", "I can swim", "I can swim"].map((text) => set.add(text)))
+      .toEqual([true, false, false, true, false])
+  })
+
+  it("keeps texts whose hashes collide apart by their normalized texts", () => {
+    const set = new StatementSet()
+    expect(["cxiltycene", "BOFSAVQVOQ!", "Cxiltycene.", "bofsavqvoq"].map((text) => set.add(text))).toEqual([true, true, false, false])
+  })
+
+  it("agrees with normalizeText on any texts", () => {
+    FastCheck.assert(FastCheck.property(FastCheck.array(trickyText, { maxLength: 30 }), addsAsNormalizeTextSays), { numRuns: 2_000 })
+    FastCheck.assert(FastCheck.property(FastCheck.array(FastCheck.fullUnicodeString({ maxLength: 20 }), { maxLength: 20 }), addsAsNormalizeTextSays), { numRuns: 500 })
   })
 })

@@ -76,3 +76,26 @@ export const normalizedTextKeys = (texts: ReadonlyArray<string>): Array<string |
   })
   return hashes.map((hash, i) => sameText.get(hash) === null ? normalizeText(texts[i]!) : hash)
 }
+
+/**
+ * Statements told apart as `normalizeText` tells them, held by the hash of their normalized text:
+ * a text is normalized only when one already held shares its hash.
+ */
+export class StatementSet {
+  private readonly byHash = new Map<number, Array<string>>()
+
+  /** Adds the text's statement; false when an equal one was held already. */
+  add(text: string): boolean {
+    const hash = normalizedTextHash(text)
+    const held = this.byHash.get(hash)
+    if (held === undefined) {
+      this.byHash.set(hash, [text])
+      return true
+    }
+    if (held.includes(text)) return false
+    const normalized = normalizeText(text)
+    if (held.some((other) => normalizeText(other) === normalized)) return false
+    held.push(text)
+    return true
+  }
+}

@@ -1,6 +1,6 @@
 import type { EvidenceItem } from "./evidence.js"
 import type { TokenCounter } from "./tokenizer.js"
-import { normalizeText } from "../domain/text.js"
+import { StatementSet } from "../domain/text.js"
 
 /** A card as rendered into the context block: keys in this order, empty ones left out. */
 export type Card = Record<string, unknown>
@@ -85,17 +85,16 @@ const lineTokens = (countTokens: TokenCounter, line: string) =>
 export const renderWithinBudget = (items: ReadonlyArray<EvidenceItem>, tokenBudget: number, countTokens: TokenCounter) => {
   const lines: Array<string> = []
   const cards: Array<Card> = []
-  const said = new Set<string>()
+  const said = new StatementSet()
   let used = 0
   for (const item of items) {
-    const statement = normalizeText(item.support_text)
-    if (said.has(statement)) continue
+    // Held before the card is known to fit: when it does not, nothing more is rendered.
+    if (!said.add(item.support_text)) continue
     const card = toCard(item)
     const line = cardLine(card)
     const cost = lineTokens(countTokens, line) + 1
     if (used + cost > tokenBudget) break
     used += cost
-    said.add(statement)
     lines.push(line)
     cards.push(card)
   }
