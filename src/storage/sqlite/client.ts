@@ -6,10 +6,10 @@ import { RecentCache } from "../../util/recentCache.js"
 import { runningStatementsWith, transactionConnection } from "../statementRunner.js"
 
 /**
- * Prepared statements kept per connection, at most; the most recently used half of them always
- * (those dropped are finalized when collected). A store's retrieval statements take tens of KiB
- * each, and texts that vary (lists of ids of different lengths) kept 500 per open store: ~170 MiB
- * over 16 stores under `bench:load`. The statements every request runs are far fewer than 32.
+ * Prepared statements kept per connection; past it the least recently used one is dropped (and
+ * finalized when collected). A store's retrieval statements take tens of KiB each, and texts that
+ * vary (lists of ids of different lengths) kept 500 per open store: ~170 MiB over 16 stores under
+ * `bench:load`. The statements every request runs are far fewer than 64.
  */
 const PREPARED_CAPACITY = 64
 
@@ -21,8 +21,7 @@ const PREPARED_CAPACITY = 64
  * issue dozens (a session's write):
  * - a statement made with `sql\`...\`` runs straight on the connection, without a span and a
  *   scope of its own: transactions and the service operations around them keep their spans;
- * - prepared statements sit in a plain map of recent ones, not an effectful cache with a clock and
- *   deferreds;
+ * - prepared statements sit in a plain LRU map, not an effectful cache with a clock and deferreds;
  * - rows are read as arrays of values and made objects here (see `asObjects`);
  * - a statement outside a transaction only queues on the connection's permit while another
  *   fiber's transaction holds it, so it never runs inside that transaction.
