@@ -1,6 +1,6 @@
 import { Effect } from "effect"
 import { textFingerprint } from "../domain/text.js"
-import { TwoGenerationCache } from "../util/twoGenerationCache.js"
+import { RecentCache } from "../util/recentCache.js"
 import { lazyModule } from "../util/lazyModule.js"
 
 /** The tokenizer that prices context blocks: ~100 MB once loaded, so loaded for the first block. */
@@ -20,7 +20,7 @@ const AS_PLAIN_TEXT = { disallowedSpecial: new Set<string>() }
  * back block after block, and counting one is most of what rendering a block costs. A fingerprint
  * holds none of its text's words, so a purged memory's line leaves nothing readable here.
  */
-const recentCounts = new TwoGenerationCache<number, number>(20_000)
+const recentCounts = new RecentCache<number, number>(20_000)
 
 /**
  * Runs `use` with a counter of tokens, then empties the tokenizer's cache of word pieces. Its
