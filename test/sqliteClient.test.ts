@@ -42,7 +42,7 @@ describe("SQLite client", () => {
       yield* sql`INSERT INTO notes ${sql.insert([{ body: "one" }, { body: "two" }])}`
       expect(yield* sql`SELECT id, body FROM notes ORDER BY id`).toEqual([{ id: 1, body: "one" }, { id: 2, body: "two" }])
       expect(yield* sql`SELECT id, body FROM notes ORDER BY id`.values).toEqual([[1, "one"], [2, "two"]])
-      // The statement left raw mode: the same text answers with rows again.
+      // Its values asked for, the same text still answers with rows.
       expect(yield* sql`SELECT id, body FROM notes ORDER BY id`).toEqual([{ id: 1, body: "one" }, { id: 2, body: "two" }])
     }))
 
