@@ -10,11 +10,6 @@ const oneLine = (text: string, limit: number) => {
   return flat.length <= limit ? flat : `${flat.slice(0, limit - 1)}…`
 }
 
-const isEmpty = (value: unknown) =>
-  value === null || value === undefined || value === "" ||
-  (Array.isArray(value) && value.length === 0) ||
-  (typeof value === "object" && value !== null && !Array.isArray(value) && Object.keys(value).length === 0)
-
 const entitiesOf = (roles: unknown) => {
   if (typeof roles !== "object" || roles === null) return ""
   const pairs = Object.entries(roles as Record<string, ReadonlyArray<string>>)
@@ -25,23 +20,28 @@ const entitiesOf = (roles: unknown) => {
 
 const text = (value: unknown) => (typeof value === "string" ? value : "")
 
+/** Sets a card's value if it has one to show: an empty one is left out. */
+const putShown = (card: Card, key: string, value: string | null | undefined) => {
+  if (value !== null && value !== undefined && value !== "") card[key] = value
+}
+
 export const toCard = (item: EvidenceItem): Card => {
   const support = oneLine(item.support_text, 220)
   const predicate = oneLine(text(item.predicate_raw), 140)
-  const card: Card = {
-    evidence_id: item.evidence_id,
-    support,
-    // A fact stored as it was said repeats its support: once is enough.
-    predicate: predicate === support ? "" : predicate,
-    entities: entitiesOf(item.entity_roles),
-    date: [item.occurred_start, text(item.valid_from), item.session_time].find((date) => typeof date === "string" && date !== "") ?? "",
-    source: item.source_session_id !== null && item.source_turn_id !== null ? `${item.source_session_id}/${item.source_turn_id}` : "",
-    role: item.source_role === "user" ? "" : item.source_role,
-    status: item.status === "active" ? "" : item.status,
-    version_status: item.version_status === "current" ? "" : item.version_status,
-    expanded: false
-  }
-  return Object.fromEntries(Object.entries(card).filter(([, value]) => !isEmpty(value)))
+  // Built key by key, in the cards' order, not filtered from entries afterwards (several times slower).
+  const card: Card = {}
+  putShown(card, "evidence_id", item.evidence_id)
+  putShown(card, "support", support)
+  // A fact stored as it was said repeats its support: once is enough.
+  putShown(card, "predicate", predicate === support ? "" : predicate)
+  putShown(card, "entities", entitiesOf(item.entity_roles))
+  putShown(card, "date", [item.occurred_start, text(item.valid_from), item.session_time].find((date) => typeof date === "string" && date !== ""))
+  putShown(card, "source", item.source_session_id !== null && item.source_turn_id !== null ? `${item.source_session_id}/${item.source_turn_id}` : "")
+  putShown(card, "role", item.source_role === "user" ? "" : item.source_role)
+  putShown(card, "status", item.status === "active" ? "" : item.status)
+  putShown(card, "version_status", item.version_status === "current" ? "" : item.version_status)
+  card.expanded = false
+  return card
 }
 
 /**
