@@ -1,7 +1,7 @@
 /**
  * The service's memory: resident set (RSS) at rest, after a context block (the tokenizer loaded),
  * and with 64 users' stores open and searched, beside the floor (a bare Node process, and one with
- * only the tokenizer imported) measured in the same run. Each figure is the RSS a few seconds after
+ * only the tokenizer imported, the package's and the build's) measured in the same run. Each figure is the RSS a few seconds after
  * the step, the process idle. With `--baseline DIR` (another checkout, built), the same steps run
  * on its build too, so that before and after come from one run.
  *
@@ -71,11 +71,13 @@ const builds = [
 ]
 const floor = await bareRss("1")
 const tokenizerAlone = await bareRss("await import('gpt-tokenizer').then((t) => t.countTokens('warm'))")
+// The build's copy of it, which reads its rank table from JSON (scripts/build/outsideBundle.mjs).
+const builtTokenizerAlone = await bareRss(`await import(${JSON.stringify(NodePath.resolve("dist/vendor/gpt-tokenizer.cjs"))}).then((t) => t.default.countTokens('warm'))`)
 const results = []
 for (const build of builds) results.push({ build, figures: await measure(build.entry) })
 
 console.log(`footprint: RSS in MiB, each read ${SETTLE_SECONDS} s after its step; ${STORES} stores of ${TURNS} turns each, searched once; SQLite`)
-console.log(`floor: a bare Node process ${floor.toFixed(0)}; one that has only imported the tokenizer and counted with it ${tokenizerAlone.toFixed(0)} (the tokenizer's share ${(tokenizerAlone - floor).toFixed(0)})`)
+console.log(`floor: a bare Node process ${floor.toFixed(0)}; one that has only imported the tokenizer and counted with it ${tokenizerAlone.toFixed(0)} (the tokenizer's share ${(tokenizerAlone - floor).toFixed(0)}), the build's copy of it ${builtTokenizerAlone.toFixed(0)} (share ${(builtTokenizerAlone - floor).toFixed(0)})`)
 console.log("build        at rest   after a context block (tokenizer loaded)   with stores open")
 for (const { build, figures } of results) {
   console.log(`${build.name.padEnd(11)} ${figures.atRest.toFixed(0).padStart(8)}   ${figures.tokenizerLoaded.toFixed(0).padStart(40)}   ${figures.storesOpen.toFixed(0).padStart(16)}`)

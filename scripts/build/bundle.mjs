@@ -5,7 +5,7 @@ import * as NodeFs from "node:fs"
 import { createRequire } from "node:module"
 import * as NodePath from "node:path"
 import { bundleOptions, launcherSource, SERVER_V8_FLAGS } from "./bundleOptions.mjs"
-import { VENDORED, vendoredFile } from "./outsideBundle.mjs"
+import { rankTablesAsJson, VENDORED, vendoredFile } from "./outsideBundle.mjs"
 
 const root = NodePath.resolve(import.meta.dirname, "../..")
 
@@ -44,7 +44,7 @@ const packageRequire = createRequire(NodePath.join(root, "package.json"))
 const vendored = await esbuild.build({
   ...options,
   define: {},
-  plugins: [],
+  plugins: [rankTablesAsJson(NodePath.join(root, "dist", "vendor"))],
   entryPoints: Object.fromEntries(VENDORED.map((name) => [vendoredFile(name).replace(/\.cjs$/, ""), packageRequire.resolve(name)])),
   outdir: "dist",
   metafile: true

@@ -3,7 +3,10 @@
 // - the Swagger UI's script and styles (1.9 MB of strings inside @effect/platform, a dependency of
 //   the package), read from the installed package when /docs is first asked for;
 // - the tokenizer (2.7 MB of tables), bundled on its own beside the programs (`VENDORED`) and
-//   required from there with the first context block or extraction.
+//   required from there with the first context block or extraction; its rank table is written
+//   beside that bundle as JSON (`rankTablesAsJson`).
+import * as NodeFs from "node:fs"
+import { createRequire } from "node:module"
 import * as NodePath from "node:path"
 
 const SWAGGER_ASSETS = /internal\/httpApiSwagger\.js$/
@@ -36,3 +39,30 @@ export const outsideBundle = {
     }))
   }
 }
+
+/** A rank table of the tokenizer's package, by its module's path: an array of its pieces by rank. */
+const RANK_TABLE = /[\\/]bpeRanks[\\/]([a-z0-9_]+)\.js$/
+
+/**
+ * Writes each rank table the vendored tokenizer imports as JSON in `directory`, and has the bundle
+ * read it from there. As a module, the table is 2 MB of array literals: V8 parses them into a tree
+ * first, and the ~28 MB that takes stays with the process after it is freed. JSON.parse builds the
+ * same arrays with no tree.
+ */
+export const rankTablesAsJson = (directory) => ({
+  name: "rank-tables-as-json",
+  setup(build) {
+    build.onLoad({ filter: RANK_TABLE }, (args) => {
+      const file = `${RANK_TABLE.exec(args.path)[1]}.json`
+      const table = createRequire(args.path)(args.path).default
+      NodeFs.mkdirSync(directory, { recursive: true })
+      NodeFs.writeFileSync(NodePath.join(directory, file), JSON.stringify(table))
+      return {
+        contents: `Object.defineProperty(exports, "__esModule", { value: true })
+exports.default = JSON.parse(require("node:fs").readFileSync(require("node:path").join(__dirname, ${JSON.stringify(file)}), "utf8"))
+`,
+        loader: "js"
+      }
+    })
+  }
+})

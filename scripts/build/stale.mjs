@@ -8,7 +8,7 @@ import * as NodePath from "node:path"
 export const BUILD_INPUTS = ["src", "console/src", "console/index.html", "console/vite.config.ts", "tsconfig.json", "tsconfig.build.json", "package-lock.json", "scripts/build"]
 
 /** What the build leaves, relative to the package's root: each must be there and newer than every input. */
-export const BUILD_OUTPUTS = ["dist/main.js", "dist/main.cjs", "dist/cli/main.js", "dist/cli/run.js", "dist/cli.cjs", "dist/mcp/main.js", "dist/mcp.cjs", "dist/vendor/gpt-tokenizer.cjs", "dist/boot/codeCache.js", "dist/client/index.js", "dist/adapters/ai-sdk/index.js", "dist/adapters/langchain/index.js", "dist/adapters/openai-agents/index.js", "console/dist/index.html"]
+export const BUILD_OUTPUTS = ["dist/main.js", "dist/main.cjs", "dist/cli/main.js", "dist/cli/run.js", "dist/cli.cjs", "dist/mcp/main.js", "dist/mcp.cjs", "dist/vendor/gpt-tokenizer.cjs", "dist/vendor/o200k_base.json", "dist/boot/codeCache.js", "dist/client/index.js", "dist/adapters/ai-sdk/index.js", "dist/adapters/langchain/index.js", "dist/adapters/openai-agents/index.js", "console/dist/index.html"]
 
 /** The newest file's time under a path (a folder's own time aside: an editor touches it on its own). */
 const newest = (path) => {

@@ -3,7 +3,7 @@ import { textFingerprint } from "../domain/text.js"
 import { RecentCache } from "../util/recentCache.js"
 import { lazyModule } from "../util/lazyModule.js"
 
-/** The tokenizer that prices context blocks: ~100 MB once loaded, so loaded for the first block. */
+/** The tokenizer that prices context blocks: ~35 MiB once loaded, so loaded for the first block. */
 const tokenizer = lazyModule("gpt-tokenizer", () => import("gpt-tokenizer"))
 
 /** A count of a text's tokens. */
