@@ -61,15 +61,17 @@ describe("SQLite client", () => {
       const filename = NodePath.join(tempDataRoot(), "client.db")
       const sql = yield* clientOn(filename)
       yield* sql`INSERT INTO notes (id, body) VALUES (1, 'one'), (2, 'two')`
-      const text = `SELECT body, id, NULL AS missing, 1.5 AS fraction, x'00ff' AS bytes, 'first' AS twice, 'last' AS twice, -id AS negated
-        FROM notes ORDER BY id`
+      // Names that would be code or a prototype if a row were built from them carelessly, and a number (ordered first).
+      const text = `SELECT body, id, NULL AS missing, 1.5 AS fraction, x'00ff' AS bytes, 'first' AS twice, 'last' AS twice, -id AS negated,
+        'odd' AS "a""b\\ }); throw 1; //", 'proto' AS "__proto__", 'seven' AS "7" FROM notes ORDER BY id`
       const rows = yield* sql.unsafe<Record<string, unknown>>(text)
       const reference = new Database(filename, { readonly: true })
       const expected = reference.prepare(text).all() as ReadonlyArray<Record<string, unknown>>
       reference.close()
       expect(rows).toEqual(expected)
       expect(rows.map((row) => Object.keys(row))).toEqual(expected.map((row) => Object.keys(row)))
-      expect(rows[0]).toEqual({ body: "one", id: 1, missing: null, fraction: 1.5, bytes: Buffer.from([0, 255]), twice: "last", negated: -1 })
+      expect(rows[0]).toEqual({ body: "one", id: 1, missing: null, fraction: 1.5, bytes: Buffer.from([0, 255]), twice: "last", negated: -1, "a\"b\\ }); throw 1; //": "odd", 7: "seven" })
+      expect(Object.getPrototypeOf(rows[0])).toBe(Object.prototype)
     }))
 
   it.scoped("a column renamed or added, by this connection or another, is answered under its name now", () =>

@@ -3,6 +3,7 @@ import type { Connection } from "@effect/sql/SqlConnection"
 import Sqlite from "better-sqlite3"
 import { Effect, Option, Scope, Stream } from "effect"
 import { RecentCache } from "../../util/recentCache.js"
+import { type RowMaker, rowMakerFor } from "./rowMaker.js"
 import { runningStatementsWith, transactionConnection } from "../statementRunner.js"
 
 /**
@@ -22,7 +23,7 @@ const PREPARED_CAPACITY = 64
  * - a statement made with `sql\`...\`` runs straight on the connection, without a span and a
  *   scope of its own: transactions and the service operations around them keep their spans;
  * - prepared statements sit in a plain LRU map, not an effectful cache with a clock and deferreds;
- * - rows are read as arrays of values and made objects here (see `asObjects`);
+ * - rows are read as arrays of values and made objects here (see `rowMakerFor`);
  * - a statement outside a transaction only queues on the connection's permit while another
  *   fiber's transaction holds it, so it never runs inside that transaction.
  */
@@ -93,35 +94,39 @@ export const makeSqliteClient = (options: {
       }))
   })
 
-/** A prepared statement; one that answers rows is kept in raw mode, with its columns' names. */
+/** What a statement that answers rows knows of them: its columns' names, and the maker of its rows' objects. */
+interface RowShape {
+  readonly columns: ReadonlyArray<string>
+  readonly make: RowMaker
+}
+
+/** A prepared statement; one that answers rows is kept in raw mode, with the shape of its rows. */
 interface Prepared {
   readonly statement: Sqlite.Statement
-  /** Its columns' names when it answers rows (as arrays of values), else null. */
-  columns: ReadonlyArray<string> | null
+  /** The shape of its rows when it answers rows (as arrays of values), else null. */
+  shape: RowShape | null
   /** A write that changes the schema: the names kept for the columns of others may be stale after it. */
   readonly changesSchema: boolean
 }
 
-const columnNames = (statement: Sqlite.Statement) => statement.columns().map((column) => column.name)
+// better-sqlite3 builds a row object through V8's API, looking each column's name up again for
+// every value: a row of ten columns took ~2.4 µs that way. Read as its array of values, the row is
+// made an object here (`rowMakerFor`).
+const shapeOf = (statement: Sqlite.Statement): RowShape => {
+  const columns = statement.columns().map((column) => column.name)
+  return { columns, make: rowMakerFor(columns) }
+}
 
 const CHANGES_SCHEMA = /^\s*(?:ALTER|CREATE|DROP)\b/i
 
 const prepareOn = (db: Sqlite.Database, sql: string): Prepared => {
   const statement = db.prepare(sql)
   return statement.reader
-    ? { statement: statement.raw(true), columns: columnNames(statement), changesSchema: false }
-    : { statement, columns: null, changesSchema: CHANGES_SCHEMA.test(sql) }
+    ? { statement: statement.raw(true), shape: shapeOf(statement), changesSchema: false }
+    : { statement, shape: null, changesSchema: CHANGES_SCHEMA.test(sql) }
 }
 
-// better-sqlite3 builds a row object through V8's API, looking each column's name up again for
-// every value: a row of ten columns took ~2.4 µs that way, ~1.5 as an array of values with the
-// object built here. A name given twice keeps its first place and its last value, as there.
-const asObjects = (columns: ReadonlyArray<string>, rows: ReadonlyArray<ReadonlyArray<unknown>>) =>
-  rows.map((values) => {
-    const row: Record<string, unknown> = {}
-    for (let i = 0; i < columns.length; i++) row[columns[i]!] = values[i]
-    return row
-  })
+const asObjects = (shape: RowShape, rows: ReadonlyArray<ReadonlyArray<unknown>>) => rows.map(shape.make)
 
 const makeConnection = (db: Sqlite.Database) => {
   const statements = new RecentCache<string, Prepared>(PREPARED_CAPACITY)
@@ -153,9 +158,9 @@ const makeConnection = (db: Sqlite.Database) => {
     return result
   }
   /** What a statement answers: its rows, as `read` gives them, for a query; none for a write, which is run. */
-  const answered = <A>(params: ReadonlyArray<unknown>, read: (columns: ReadonlyArray<string>, values: ReadonlyArray<ReadonlyArray<unknown>>) => ReadonlyArray<A>) =>
+  const answered = <A>(params: ReadonlyArray<unknown>, read: (shape: RowShape, values: ReadonlyArray<ReadonlyArray<unknown>>) => ReadonlyArray<A>) =>
   (prepared: Prepared): ReadonlyArray<A> => {
-    if (prepared.columns === null) {
+    if (prepared.shape === null) {
       runWrite(prepared, params)
       return []
     }
@@ -163,8 +168,8 @@ const makeConnection = (db: Sqlite.Database) => {
     const values = prepared.statement.all(...params) as ReadonlyArray<ReadonlyArray<unknown>>
     // SQLite prepares a statement again when another connection has changed the schema: a `*` may
     // then stand for more or fewer columns.
-    if (values.length > 0 && values[0]!.length !== prepared.columns.length) prepared.columns = columnNames(prepared.statement)
-    return read(prepared.columns, values)
+    if (values.length > 0 && values[0]!.length !== prepared.shape.columns.length) prepared.shape = shapeOf(prepared.statement)
+    return read(prepared.shape, values)
   }
   const allRows = (params: ReadonlyArray<unknown>) => answered(params, asObjects)
   const rowsNow = (sql: string, params: ReadonlyArray<unknown>) => runNow(sql, allRows(params))
@@ -178,7 +183,7 @@ const makeConnection = (db: Sqlite.Database) => {
     execute: transformed,
     executeUnprepared: (sql, params, transformRows) => transformed(sql, params ?? [], transformRows),
     executeRaw: (sql, params) =>
-      run(sql, (prepared) => prepared.columns === null ? runWrite(prepared, params) : allRows(params)(prepared)),
+      run(sql, (prepared) => prepared.shape === null ? runWrite(prepared, params) : allRows(params)(prepared)),
     executeValues: (sql, params) => run(sql, answered(params, (_, values) => values)),
     executeStream: () => Stream.dieMessage("streaming is not supported by this SQLite client")
   }
