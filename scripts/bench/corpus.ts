@@ -21,6 +21,10 @@ export const sentences = locomo.flatMap((sample) =>
   Object.entries(sample.conversation).filter(([key]) => /^session_\d+$/.test(key))
     .flatMap(([, turns]) => Schema.decodeUnknownSync(Turns)(turns).map((turn) => `${turn.speaker}: ${turn.text}`)))
 
+/** `count` turns of LoCoMo from `offset` on, as messages of a user and an assistant in turn. */
+export const conversation = (offset: number, count: number) =>
+  Array.from({ length: count }, (_, i) => ({ role: i % 2 === 0 ? "user" : "assistant", content: sentences[(offset + i) % sentences.length]! }))
+
 /** Every question, in order: varied natural-language queries. */
 export const questions = locomo.flatMap((sample) => sample.qa.map((qa) => qa.question))
 

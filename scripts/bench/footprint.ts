@@ -13,7 +13,7 @@ import { spawn } from "node:child_process"
 import * as NodeFs from "node:fs"
 import * as NodeOs from "node:os"
 import * as NodePath from "node:path"
-import { questions, sentences } from "./corpus.js"
+import { conversation, questions } from "./corpus.js"
 import { arg, postJson, rssMiB, startService, textArg } from "./support.js"
 
 const STORES = arg("stores", 64)
@@ -32,9 +32,6 @@ const bareRss = async (code: string) => {
   return rss
 }
 
-const messages = (offset: number) =>
-  Array.from({ length: TURNS }, (_, i) => ({ role: i % 2 === 0 ? "user" : "assistant", content: sentences[(offset + i) % sentences.length]! }))
-
 interface Figures {
   readonly atRest: number
   readonly tokenizerLoaded: number
@@ -49,12 +46,12 @@ const measure = async (entry: string): Promise<Figures> => {
     await fetch(`http://127.0.0.1:${service.port}/health`)
     await settle()
     const atRest = rssMiB(service.pid)
-    await postJson(service.port, "/v1/memories", { user_id: "footprint-0", infer: false, async_mode: false, messages: messages(0).slice(0, 2) })
+    await postJson(service.port, "/v1/memories", { user_id: "footprint-0", infer: false, async_mode: false, messages: conversation(0, 2) })
     await postJson(service.port, "/v1/context", { user_id: "footprint-0", query: questions[0] })
     await settle()
     const tokenizerLoaded = rssMiB(service.pid)
     for (let user = 0; user < STORES; user++) {
-      await postJson(service.port, "/v1/memories", { user_id: `footprint-${user}`, session_id: "s", infer: false, async_mode: false, messages: messages(user * TURNS) })
+      await postJson(service.port, "/v1/memories", { user_id: `footprint-${user}`, session_id: "s", infer: false, async_mode: false, messages: conversation(user * TURNS, TURNS) })
       await postJson(service.port, "/v1/search", { user_id: `footprint-${user}`, query: questions[user % questions.length] })
     }
     await settle()

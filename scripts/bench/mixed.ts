@@ -39,7 +39,7 @@ import * as NodeOs from "node:os"
 import * as NodePath from "node:path"
 import { type Cluster, createDatabase, startCluster, withClient } from "../postgres/cluster.js"
 import { seededRandom } from "../reliability/random.js"
-import { questions, sentences } from "./corpus.js"
+import { conversation, questions } from "./corpus.js"
 import { bundleFloorServer } from "./floor/bundle.js"
 import { mainThreadCpuMs, processCpuMs, treeCpuMs } from "./cpu.js"
 import { arg, listArg, postJson, type ServiceProcess, startListening, startService, stats, textArg } from "./support.js"
@@ -73,16 +73,12 @@ const userId = (n: number) => `mixed-${n}`
 /** Where the warm-up's ingests go, so that they grow no store the timed phases search. */
 const warmUpUserId = (n: number) => `warm-${n}`
 
-/** `count` turns of LoCoMo from `offset` on, as messages. */
-const messages = (offset: number, count: number) =>
-  Array.from({ length: count }, (_, i) => ({ role: i % 2 === 0 ? "user" : "assistant", content: sentences[(offset + i) % sentences.length]! }))
-
 /** Gives every user the same SEED_TURNS turns, in sessions of 50, spread over the servers. */
 const seedUsers = (servers: ReadonlyArray<ServiceProcess>) =>
   Promise.all(Array.from({ length: USERS }, async (_, user) => {
     for (let from = 0; from < SEED_TURNS; from += 50) {
       await postJson(servers[user % servers.length]!.port, "/v1/memories", {
-        user_id: userId(user), session_id: `seed-${from}`, infer: false, async_mode: false, messages: messages(from, Math.min(50, SEED_TURNS - from))
+        user_id: userId(user), session_id: `seed-${from}`, infer: false, async_mode: false, messages: conversation(from, Math.min(50, SEED_TURNS - from))
       })
     }
   }))
@@ -132,7 +128,7 @@ const nextRequest = (weight: Record<Route, number>, random: () => number, users:
   return {
     route,
     body: route === "ingest"
-      ? { user_id: users.ingests, session_id: `${label}-${client}-${counters.sessions++}`, infer: false, async_mode: false, messages: messages(counters.sessions * TURNS_PER_INGEST, TURNS_PER_INGEST) }
+      ? { user_id: users.ingests, session_id: `${label}-${client}-${counters.sessions++}`, infer: false, async_mode: false, messages: conversation(counters.sessions * TURNS_PER_INGEST, TURNS_PER_INGEST) }
       : { user_id: users.reads, query }
   }
 }

@@ -22,6 +22,8 @@ export interface StartOptions {
   readonly entry?: string
   /** Flags for Node ahead of the entry point, e.g. `--cpu-prof`. */
   readonly nodeArgs?: ReadonlyArray<string>
+  /** A program that runs Node, with its arguments (valgrind's): the process is then that program's. */
+  readonly runner?: ReadonlyArray<string>
 }
 
 /** Starts the service's build (`dist/main.js`) on a free loopback port over the data root; resolves once it listens. */
@@ -41,7 +43,8 @@ export const startService = (dataRoot: string, env: Record<string, string> = {},
  */
 export const startListening = (args: ReadonlyArray<string>, env: Record<string, string> = {}, options: StartOptions = {}) =>
   new Promise<ServiceProcess>((resolve, reject) => {
-    const child = spawn(process.execPath, args, { env: { ...process.env, ...env }, stdio: ["ignore", "pipe", "pipe"] })
+    const [command, ...commandArgs] = [...options.runner ?? [], process.execPath, ...args]
+    const child = spawn(command!, commandArgs, { env: { ...process.env, ...env }, stdio: ["ignore", "pipe", "pipe"] })
     if (options.logFile === undefined) {
       child.stderr.pipe(process.stderr)
     } else {
