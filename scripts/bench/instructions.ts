@@ -74,6 +74,8 @@ const send = async (port: number, requests: ReadonlyArray<Request>) => {
       })
     }
   }))
+  // A few resets are the machine's; more, and the server is gone or failing: no figure then.
+  if (answered < requests.length * 0.99) throw new Error(`${requests.length - answered} of ${requests.length} requests failed`)
   return answered
 }
 
