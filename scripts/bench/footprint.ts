@@ -1,9 +1,9 @@
 /**
  * The service's memory: resident set (RSS) at rest, after a context block (the tokenizer loaded),
  * and with 64 users' stores open and searched, beside the floor (a bare Node process, and one with
- * only the tokenizer imported, the package's and the build's) measured in the same run. Each figure is the RSS a few seconds after
- * the step, the process idle. With `--baseline DIR` (another checkout, built), the same steps run
- * on its build too, so that before and after come from one run.
+ * only the tokenizer imported, the package's and the build's) measured in the same run. Each
+ * figure is the RSS a few seconds after the step, the process idle. With `--baseline DIR` (another
+ * checkout, built), the same steps run on its build too, so that before and after come from one run.
  *
  * The plateau under load is bench:load's (its RSS line).
  *

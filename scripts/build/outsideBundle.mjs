@@ -46,7 +46,7 @@ const RANK_TABLE = /[\\/]bpeRanks[\\/]([a-z0-9_]+)\.js$/
 /**
  * Writes each rank table the vendored tokenizer imports as JSON in `directory`, and has the bundle
  * read it from there. As a module, the table is 2 MB of array literals: V8 parses them into a tree
- * first, and the ~28 MB that takes stays with the process after it is freed. JSON.parse builds the
+ * first, and the ~20 MiB that takes stays with the process after it is freed. JSON.parse builds the
  * same arrays with no tree.
  */
 export const rankTablesAsJson = (directory) => ({
