@@ -1,9 +1,9 @@
 /**
  * Instructions per request in the mix, counted by valgrind (`--tool=callgrind`), with where they
- * go: SQLite, V8's compiler, the collector, V8's builtins, the compiled JavaScript. A count of
- * instructions is the same from run to run to within a few tenths of a percent where CPU time on a
- * shared machine swings by a fifth, so a change worth 1 % shows here when `bench:mixed` cannot see
- * it. It is not CPU time: it leaves out the kernel (system calls, page faults) and what memory
+ * go: SQLite, V8's compiler, the collector, V8's builtins, the compiled JavaScript. Two runs of one
+ * build counted 10.12 and 10.13 million a request where CPU time on a shared machine swings by a
+ * fifth, so a change worth 1 % shows here when `bench:mixed` cannot see it (the parts done on V8's
+ * helper threads, its compiler and collector, move more between runs than the total). It is not CPU time: it leaves out the kernel (system calls, page faults) and what memory
  * stalls cost, and every thread of the process is counted in one total.
  *
  * Each build runs under valgrind, some 50 times slower than alone: its users seeded, then a warm-up
