@@ -7,6 +7,7 @@ import * as NodeFs from "node:fs"
 import * as NodePath from "node:path"
 import { seededRandom } from "../reliability/random.js"
 import { stubEmbedding } from "../stubs/embedding.js"
+import { postJson } from "./support.js"
 
 const Samples = Schema.parseJson(Schema.Array(Schema.Struct({
   conversation: Schema.Record({ key: Schema.String, value: Schema.Unknown }),
@@ -24,6 +25,15 @@ export const sentences = locomo.flatMap((sample) =>
 /** `count` turns of LoCoMo from `offset` on, as messages of a user and an assistant in turn. */
 export const conversation = (offset: number, count: number) =>
   Array.from({ length: count }, (_, i) => ({ role: i % 2 === 0 ? "user" : "assistant", content: sentences[(offset + i) % sentences.length]! }))
+
+/** Gives the user the first `turns` turns of LoCoMo through the service, in sessions of 50 (`seed-<offset>`). */
+export const seedConversation = async (port: number, userId: string, turns: number) => {
+  for (let from = 0; from < turns; from += 50) {
+    await postJson(port, "/v1/memories", {
+      user_id: userId, session_id: `seed-${from}`, infer: false, async_mode: false, messages: conversation(from, Math.min(50, turns - from))
+    })
+  }
+}
 
 /** Every question, in order: varied natural-language queries. */
 export const questions = locomo.flatMap((sample) => sample.qa.map((qa) => qa.question))

@@ -3,8 +3,9 @@
  * go: SQLite, V8's compiler, the collector, V8's builtins, the compiled JavaScript. Two runs of one
  * build counted 10.12 and 10.13 million a request where CPU time on a shared machine swings by a
  * fifth, so a change worth 1 % shows here when `bench:mixed` cannot see it (the parts done on V8's
- * helper threads, its compiler and collector, move more between runs than the total). It is not CPU time: it leaves out the kernel (system calls, page faults) and what memory
- * stalls cost, and every thread of the process is counted in one total.
+ * helper threads, its compiler and collector, move more between runs than the total). It is not
+ * CPU time: it leaves out the kernel (system calls, page faults) and what memory stalls cost, and
+ * every thread of the process is counted in one total.
  *
  * Each build runs under valgrind, some 50 times slower than alone: its users seeded, then a warm-up
  * of the mix long enough for V8 to have compiled what the requests run (at 1,000 requests its
@@ -23,7 +24,7 @@ import * as NodeOs from "node:os"
 import * as NodePath from "node:path"
 import { seededRandom } from "../reliability/random.js"
 import { instructionsByPart, selfInstructions } from "./callgrind.js"
-import { conversation, questions } from "./corpus.js"
+import { conversation, questions, seedConversation } from "./corpus.js"
 import { arg, listArg, postJson, startService, textArg } from "./support.js"
 
 const WARMUP = arg("warmup", 8_000)
@@ -87,13 +88,7 @@ const measure = async (name: string, entry: string) => {
   const service = await startService(NodePath.join(folder, "data"), {}, { entry, runner, logFile: NodePath.join(folder, "service.log") })
   let answered = 0
   try {
-    for (let user = 0; user < USERS; user++) {
-      for (let from = 0; from < SEED_TURNS; from += 50) {
-        await postJson(service.port, "/v1/memories", {
-          user_id: `mixed-${user}`, session_id: `seed-${from}`, infer: false, async_mode: false, messages: conversation(from, Math.min(50, SEED_TURNS - from))
-        })
-      }
-    }
+    for (let user = 0; user < USERS; user++) await seedConversation(service.port, `mixed-${user}`, SEED_TURNS)
     await send(service.port, plan(WARMUP, 1, true))
     execFileSync("callgrind_control", ["--zero", String(service.pid)], { stdio: "ignore" })
     answered = await send(service.port, plan(REQUESTS, 2, false))

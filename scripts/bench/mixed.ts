@@ -39,7 +39,7 @@ import * as NodeOs from "node:os"
 import * as NodePath from "node:path"
 import { type Cluster, createDatabase, startCluster, withClient } from "../postgres/cluster.js"
 import { seededRandom } from "../reliability/random.js"
-import { conversation, questions } from "./corpus.js"
+import { conversation, questions, seedConversation } from "./corpus.js"
 import { bundleFloorServer } from "./floor/bundle.js"
 import { mainThreadCpuMs, processCpuMs, treeCpuMs } from "./cpu.js"
 import { arg, listArg, postJson, type ServiceProcess, startListening, startService, stats, textArg } from "./support.js"
@@ -75,13 +75,7 @@ const warmUpUserId = (n: number) => `warm-${n}`
 
 /** Gives every user the same SEED_TURNS turns, in sessions of 50, spread over the servers. */
 const seedUsers = (servers: ReadonlyArray<ServiceProcess>) =>
-  Promise.all(Array.from({ length: USERS }, async (_, user) => {
-    for (let from = 0; from < SEED_TURNS; from += 50) {
-      await postJson(servers[user % servers.length]!.port, "/v1/memories", {
-        user_id: userId(user), session_id: `seed-${from}`, infer: false, async_mode: false, messages: conversation(from, Math.min(50, SEED_TURNS - from))
-      })
-    }
-  }))
+  Promise.all(Array.from({ length: USERS }, (_, user) => seedConversation(servers[user % servers.length]!.port, userId(user), SEED_TURNS)))
 
 /** One request of a client: its route and its body. */
 interface Request {
