@@ -1,5 +1,5 @@
 import { HttpServerError, type HttpServerRequest } from "@effect/platform"
-import { Data, Effect, Option } from "effect"
+import { Data, Effect, Either, Option } from "effect"
 
 /** What a route reads its body as: the media types it takes, and the one it asks for. */
 export interface BodyMediaType {
@@ -41,29 +41,32 @@ export const refusedMediaType = (declared: string | undefined, accepted: BodyMed
 }
 
 /**
- * The request as the API decodes its body: always shown as `application/json`, so that the
- * builder reads every body through `json`, which answers an empty body as none (the field errors
- * then say it is missing) and refuses a body of any other media type once it is read (within the
- * size limit), after authentication. Its text is the request's own, read and cached once.
+ * Makes the request read its body as the API decodes it: always shown as `application/json`, so
+ * that the builder reads every body through `json`, which answers an empty body as none (the
+ * field errors then say it is missing) and refuses a body of any other media type once it is read
+ * (within the size limit), after authentication. Its text is the request's own, read and cached
+ * once, and awaited once per read as JSON. Done on the request itself: a request put in its
+ * place would copy the request's context, some 40 services, on every request.
  */
-export const jsonBodyOnly = (
+export const readBodyAsJsonOnly = (
   request: HttpServerRequest.HttpServerRequest,
-  /** How the body is read as JSON once its media type is accepted. */
-  readJson: (request: HttpServerRequest.HttpServerRequest) => Effect.Effect<unknown, HttpServerError.RequestError> = (read) => read.json
-): HttpServerRequest.HttpServerRequest => {
+  /** How the text is read as JSON once its media type is accepted. */
+  parse: (text: string) => Either.Either<unknown, SyntaxError>
+): void => {
   const declared = request.headers["content-type"]
   const refusal = refusedMediaType(declared)
   const headers = { ...request.headers, "content-type": "application/json" }
-  return Object.create(request, {
+  const text = request.text
+  const undecodable = (cause: unknown) => new HttpServerError.RequestError({ request, reason: "Decode", cause })
+  Object.defineProperties(request, {
     headers: { get: () => headers },
-    text: { get: () => request.text },
     json: {
       get: () =>
-        Effect.flatMap(request.text, (text) =>
-          text === "" ? Effect.succeed(null) : Option.match(refusal, {
-            onNone: () => readJson(request),
-            onSome: (cause) => Effect.fail(new HttpServerError.RequestError({ request, reason: "Decode", cause }))
-          }))
+        Effect.flatMap(text, (body) => {
+          if (body === "") return Effect.succeed(null)
+          if (Option.isSome(refusal)) return Effect.fail(undecodable(refusal.value))
+          return Either.match(parse(body), { onLeft: (cause) => Effect.fail(undecodable(cause)), onRight: Effect.succeed })
+        })
     }
-  }) as HttpServerRequest.HttpServerRequest
+  })
 }

@@ -1,11 +1,11 @@
 import { FileSystem, HttpApiBuilder, HttpIncomingMessage, HttpRouter, HttpServerRequest } from "@effect/platform"
-import { Context, Effect, Layer, Option } from "effect"
+import { Effect, Layer, Option } from "effect"
 import { MemoryApi } from "../api/Api.js"
-import { jsonBodyOnly } from "./contentType.js"
+import { readBodyAsJsonOnly } from "./contentType.js"
 import type { CorsPolicy } from "./cors.js"
 import { errorResponse } from "./errorResponse.js"
 import { handleFailure } from "./failures.js"
-import { jsonWithinDepth } from "./jsonDepth.js"
+import { parseJsonWithinDepth } from "./jsonDepth.js"
 import { payloadTooLarge } from "./unreadableBodies.js"
 
 /**
@@ -26,24 +26,23 @@ const IMPORT_PATH = "/v1/import"
  * every failure rendered as above.
  */
 export const edgeLayer = (options: { readonly maxBodyBytes: number; readonly maxImportBytes: number; readonly cors: CorsPolicy }) =>
-  Layer.merge(unboundedParameters, HttpApiBuilder.middleware(MemoryApi, (app) =>
-    Effect.gen(function*() {
-      const request = yield* HttpServerRequest.HttpServerRequest
-      const preflight = options.cors.preflight(request)
-      if (Option.isSome(preflight)) return preflight.value
-      const streamed = request.method === "POST" && request.url.split("?")[0] === IMPORT_PATH
-      const limit = streamed ? options.maxImportBytes : options.maxBodyBytes
-      const declared = request.headers["content-length"]
-      if (declared !== undefined && Number(declared) > limit) return errorResponse(payloadTooLarge(limit))
-      return yield* app.pipe(
-        // The request as the handlers read it and its body's limit, in one context provided once
-        // (each context provided is a scope opened and closed per request). An import reads its
-        // own body, as JSON lines, within its own limit, and checks its media type itself.
-        Effect.mapInputContext((context: Context.Context<HttpServerRequest.HttpServerRequest>) =>
-          context.pipe(
-            Context.add(HttpServerRequest.HttpServerRequest, streamed ? request : jsonBodyOnly(request, jsonWithinDepth)),
-            Context.add(HttpIncomingMessage.MaxBodySize, streamed ? Option.none() : Option.some(FileSystem.Size(options.maxBodyBytes)))
-          )),
-        Effect.catchAllCause(handleFailure(options.maxBodyBytes))
-      )
-    })))
+  Layer.mergeAll(
+    unboundedParameters,
+    // Every body but an import's is read within this limit.
+    Layer.succeed(HttpIncomingMessage.MaxBodySize, Option.some(FileSystem.Size(options.maxBodyBytes))),
+    HttpApiBuilder.middleware(MemoryApi, (app) =>
+      Effect.gen(function*() {
+        const request = yield* HttpServerRequest.HttpServerRequest
+        const preflight = options.cors.preflight(request)
+        if (Option.isSome(preflight)) return preflight.value
+        const streamed = request.method === "POST" && request.url.split("?")[0] === IMPORT_PATH
+        const limit = streamed ? options.maxImportBytes : options.maxBodyBytes
+        const declared = request.headers["content-length"]
+        if (declared !== undefined && Number(declared) > limit) return errorResponse(payloadTooLarge(limit))
+        // An import reads its own body, as JSON lines, within its own limit, and checks its media
+        // type itself; every other body is read as JSON only.
+        if (!streamed) readBodyAsJsonOnly(request, parseJsonWithinDepth)
+        const handled = Effect.catchAllCause(app, handleFailure(options.maxBodyBytes))
+        return yield* streamed ? HttpIncomingMessage.withMaxBodySize(handled, Option.none()) : handled
+      }))
+  )

@@ -1,5 +1,4 @@
-import { HttpServerError, type HttpServerRequest } from "@effect/platform"
-import { Effect } from "effect"
+import { Either } from "effect"
 
 /**
  * How deep a request body may nest. The request schemas nest 4 levels; what decides the limit
@@ -29,18 +28,12 @@ export const tooDeepAt = (text: string, maxDepth = MAX_JSON_DEPTH): number | und
 }
 
 /**
- * The request's body as JSON, refused when nested deeper than MAX_JSON_DEPTH with the same
- * decode error as malformed JSON, before anything parses it. It runs when the body is read, so
- * authentication still comes first; the text is the request's own, read and cached once.
+ * A body's text as JSON, refused when nested deeper than MAX_JSON_DEPTH with the same kind of
+ * error as malformed JSON, before anything parses it.
  */
-export const jsonWithinDepth = (request: HttpServerRequest.HttpServerRequest): Effect.Effect<unknown, HttpServerError.RequestError> =>
-  Effect.flatMap(request.text, (text) => {
-    const offset = tooDeepAt(text)
-    return offset === undefined ? request.json : Effect.fail(
-      new HttpServerError.RequestError({
-        request,
-        reason: "Decode",
-        cause: new SyntaxError(`JSON nested deeper than ${MAX_JSON_DEPTH} levels at position ${offset}`)
-      })
-    )
-  })
+export const parseJsonWithinDepth = (text: string): Either.Either<unknown, SyntaxError> => {
+  const offset = tooDeepAt(text)
+  return offset === undefined
+    ? Either.try({ try: (): unknown => JSON.parse(text), catch: (cause) => cause instanceof SyntaxError ? cause : new SyntaxError(String(cause)) })
+    : Either.left(new SyntaxError(`JSON nested deeper than ${MAX_JSON_DEPTH} levels at position ${offset}`))
+}

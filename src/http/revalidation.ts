@@ -1,13 +1,12 @@
 import { HttpServerRequest } from "@effect/platform"
 import type { HttpApiDecodeError } from "@effect/platform/HttpApiError"
 import { Effect, Either, Option, Schema } from "effect"
-import { jsonBodyOnly } from "./contentType.js"
 import { validationFailed } from "./errorResponse.js"
 import { matchRoute, type RouteInputs } from "./routes.js"
 import { type FieldError, fieldErrors } from "../api/fieldErrors.js"
 
 /** The body as the builder decoded it, read again from the request's cached text (none when empty). */
-const decodedBody = (request: HttpServerRequest.HttpServerRequest) => Effect.orElseSucceed(jsonBodyOnly(request).json, () => null)
+const decodedBody = (request: HttpServerRequest.HttpServerRequest) => Effect.orElseSucceed(request.json, () => null)
 
 const queryRecord = (url: string) => {
   const record: Record<string, string | Array<string>> = {}
