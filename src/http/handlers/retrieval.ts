@@ -5,9 +5,9 @@ import { SearchHit, SearchResponse } from "../../api/RetrievalApi.js"
 import type { EvidenceItem } from "../../retrieval/evidence.js"
 import { ContextBuilder } from "../../services/recall/ContextBuilder.js"
 import { Retrieval } from "../../services/recall/Retrieval.js"
+import { sentAsIs } from "./sentAsIs.js"
 
-// Built from typed values and checked again as they are encoded: constructed without a second
-// validation, which walked every hit's metadata (most of a search's encoding work).
+// Built from typed values, without a validation that would walk every hit's metadata again.
 const toHit = (item: EvidenceItem) =>
   new SearchHit({
     id: item.fact_id ?? item.evidence_id,
@@ -25,7 +25,7 @@ export const RetrievalLive = HttpApiBuilder.group(MemoryApi, "retrieval", (handl
     return handlers
       .handle("search", ({ payload }) =>
         Effect.map(retrieval.search(payload), ({ degraded, items }) =>
-          new SearchResponse({ query: payload.query, hits: items.map(toHit), degraded }, true)))
-      .handle("contextGet", ({ urlParams }) => context.build(urlParams))
-      .handle("context", ({ payload }) => context.build(payload))
+          sentAsIs(new SearchResponse({ query: payload.query, hits: items.map(toHit), degraded }, true))))
+      .handle("contextGet", ({ urlParams }) => Effect.map(context.build(urlParams), sentAsIs))
+      .handle("context", ({ payload }) => Effect.map(context.build(payload), sentAsIs))
   }))

@@ -23,7 +23,7 @@ export class ContextBuilder extends Effect.Service<ContextBuilder>()("Memory/Con
         const { degraded, items } = yield* retrieval.search({ ...request, top_k: topK })
         // A tokenizer that cannot load is a broken installation: a fault, not an answer.
         const rendered = yield* Effect.orDie(withTokenCounter((countTokens) => renderWithinBudget(items, request.token_budget, countTokens)))
-        // Typed values, checked again as they are encoded: no second validation of every card here.
+        // Typed values: no second validation of every card here.
         return new ContextResponse({
           text: rendered.text,
           citations: rendered.cards.map((card) => card.evidence_id as string),
