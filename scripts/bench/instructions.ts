@@ -1,9 +1,11 @@
 /**
  * Instructions per request in the mix, counted by valgrind (`--tool=callgrind`), with where they
- * go: SQLite, V8's compiler, the collector, V8's builtins, the compiled JavaScript. Two runs of one
- * build counted 10.12 and 10.13 million a request where CPU time on a shared machine swings by a
- * fifth, so a change worth 1 % shows here when `bench:mixed` cannot see it (the parts done on V8's
- * helper threads, its compiler and collector, move more between runs than the total). It is not
+ * go: SQLite, V8's compiler, the collector, V8's builtins, the compiled JavaScript. Three runs of
+ * one build counted 10.00 to 10.13 million a request where CPU time on a shared machine swings by
+ * a fifth, so a change of a few percent shows here when `bench:mixed` cannot see it. The compiler's,
+ * the collector's and the regular expressions' parts move the most between runs: under valgrind a
+ * request takes some fifty times as long, so what V8 does on a clock (its memory reducer's
+ * collections, ageing compiled patterns) weighs more per request than in a server alone. It is not
  * CPU time: it leaves out the kernel (system calls, page faults) and what memory stalls cost, and
  * every thread of the process is counted in one total.
  *
