@@ -56,13 +56,13 @@ export const readBodyAsJsonOnly = (
   const declared = request.headers["content-type"]
   const refusal = refusedMediaType(declared)
   const headers = { ...request.headers, "content-type": "application/json" }
-  const text = request.text
   const undecodable = (cause: unknown) => new HttpServerError.RequestError({ request, reason: "Decode", cause })
   Object.defineProperties(request, {
     headers: { get: () => headers },
     json: {
       get: () =>
-        Effect.flatMap(text, (body) => {
+        // The platform makes the text's cached read on first use: a request without a body never does.
+        Effect.flatMap(request.text, (body) => {
           if (body === "") return Effect.succeed(null)
           if (Option.isSome(refusal)) return Effect.fail(undecodable(refusal.value))
           return Either.match(parse(body), { onLeft: (cause) => Effect.fail(undecodable(cause)), onRight: Effect.succeed })
