@@ -13,7 +13,8 @@
  * service's esbuild settings, started from the same code cache and timed from spawn to its first
  * 200 like the server. A fourth is that server with the service's API definition evaluated before
  * it serves (scripts/bench/floor/apiDefinitionServer.ts): what is spent before any of the
- * service's own stores, services or routes exist.
+ * service's own stores, services or routes exist. A fifth serves that whole API, every route
+ * built, behind handlers that do nothing (scripts/bench/floor/apiServedServer.ts).
  *
  * Each is run `--runs` times (default 10), interleaved with the floors so that load on a busy
  * machine falls on all alike; min and median are printed, with the median's ratio to its floor.
@@ -147,6 +148,7 @@ const serviceEnv = (dataRoot: string, port: number) => ({
 
 const STACK_FLOOR = "floor: HttpApi server on the same stack"
 const API_FLOOR = "floor: the same, with the service's API definition evaluated"
+const SERVED_API_FLOOR = "floor: the same, serving the service's whole API with empty handlers"
 
 /** The stack's floor servers by their rows, each a launcher bundled for this run. */
 type StackFloors = ReadonlyArray<readonly [row: string, launcher: string]>
@@ -202,7 +204,8 @@ const main = async () => {
   try {
     const stackFloors: StackFloors = [
       [STACK_FLOOR, await bundleFloorServer("effectServer", scratch)],
-      [API_FLOOR, await bundleFloorServer("apiDefinitionServer", scratch)]
+      [API_FLOOR, await bundleFloorServer("apiDefinitionServer", scratch)],
+      [SERVED_API_FLOOR, await bundleFloorServer("apiServedServer", scratch)]
     ]
     for (let run = 0; run < RUNS; run++) {
       await round(scratch, stackFloors, run)
@@ -217,7 +220,7 @@ const main = async () => {
     rows.push([floor, "", `${min(values).toFixed(0)} ms`, `${median(values).toFixed(0)} ms`, "1.00×", ""])
   }
   // The stack's floors, as ratios to the bare server: how much of the server's target they take themselves.
-  for (const floor of [STACK_FLOOR, API_FLOOR]) {
+  for (const floor of [STACK_FLOOR, API_FLOOR, SERVED_API_FLOOR]) {
     const values = samples.get(floor) ?? []
     const ratio = median(values) / median(samples.get("floor: bare node:http") ?? [])
     rows.push([floor, "", `${min(values).toFixed(0)} ms`, `${median(values).toFixed(0)} ms`, `${ratio.toFixed(2)}× bare node:http`, ""])

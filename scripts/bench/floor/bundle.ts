@@ -8,7 +8,7 @@ import { bundleOptions, launcherSource } from "../../build/bundleOptions.mjs"
 const ROOT = NodePath.resolve(import.meta.dirname, "../../..")
 
 /** The floor servers under scripts/bench/floor. */
-export type FloorServer = "effectServer" | "apiDefinitionServer" | "nodeServer"
+export type FloorServer = "effectServer" | "apiDefinitionServer" | "apiServedServer" | "nodeServer"
 
 /**
  * A floor server under scripts/bench/floor, bundled into `directory` exactly as the service's
