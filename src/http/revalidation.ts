@@ -24,7 +24,7 @@ const queryRecord = (url: string) => {
 const revalidate = (request: HttpServerRequest.HttpServerRequest, inputs: RouteInputs, params: Record<string, string>) =>
   Effect.gen(function*() {
     const body = Option.isSome(inputs.body) ? yield* decodedBody(request) : undefined
-    const parts: Array<[Option.Option<Schema.Schema.Any>, "path" | "query" | "body", unknown]> = [
+    const parts: Array<[Option.Option<Schema.Schema.All>, "path" | "query" | "body", unknown]> = [
       [inputs.path, "path", params],
       [inputs.query, "query", queryRecord(request.url)],
       [inputs.body, "body", body]

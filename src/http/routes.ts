@@ -1,4 +1,3 @@
-import { HttpApi, type HttpApiEndpoint } from "@effect/platform"
 import type { Schema } from "effect"
 import { Option } from "effect"
 import { MemoryApi } from "../api/Api.js"
@@ -6,9 +5,9 @@ import { DOCS_PATH, OPENAPI_PATH } from "./docsPaths.js"
 
 /** The schemas an endpoint decodes its request with, by where the input comes from. */
 export interface RouteInputs {
-  readonly path: Option.Option<Schema.Schema.Any>
-  readonly query: Option.Option<Schema.Schema.Any>
-  readonly body: Option.Option<Schema.Schema.Any>
+  readonly path: Option.Option<Schema.Schema.All>
+  readonly query: Option.Option<Schema.Schema.All>
+  readonly body: Option.Option<Schema.Schema.All>
 }
 
 export interface Route {
@@ -48,29 +47,34 @@ const makeRoute = (method: string, path: string, inputs: RouteInputs): Route => 
   }
 }
 
-const endpointInputs = (endpoint: HttpApiEndpoint.HttpApiEndpoint.AnyWithProps): RouteInputs => ({
-  path: endpoint.pathSchema as Option.Option<Schema.Schema.Any>,
-  query: endpoint.urlParamsSchema as Option.Option<Schema.Schema.Any>,
-  body: endpoint.method === "GET" || endpoint.method === "DELETE"
-    ? Option.none()
-    : endpoint.payloadSchema as Option.Option<Schema.Schema.Any>
-})
-
-/** Every route the server answers, derived from the API definition plus the documentation routes. */
-const collectRoutes = (): ReadonlyArray<Route> => {
-  const routes: Array<Route> = []
-  HttpApi.reflect(MemoryApi, {
-    onGroup: () => {},
-    onEndpoint: ({ endpoint }) => {
-      const withProps = endpoint as unknown as HttpApiEndpoint.HttpApiEndpoint.AnyWithProps
-      routes.push(makeRoute(withProps.method, withProps.path, endpointInputs(withProps)))
-    }
-  })
-  routes.push(makeRoute("GET", DOCS_PATH, NO_INPUTS), makeRoute("GET", OPENAPI_PATH, NO_INPUTS))
-  return routes
+/** What routing reads of an endpoint of the API definition. */
+interface EndpointShape {
+  readonly method: string
+  readonly path: string
+  readonly pathSchema: Option.Option<Schema.Schema.All>
+  readonly urlParamsSchema: Option.Option<Schema.Schema.All>
+  readonly payloadSchema: Option.Option<Schema.Schema.All>
 }
 
-const ROUTES = collectRoutes()
+const endpointInputs = (endpoint: EndpointShape): RouteInputs => ({
+  path: endpoint.pathSchema,
+  query: endpoint.urlParamsSchema,
+  body: endpoint.method === "GET" || endpoint.method === "DELETE" ? Option.none() : endpoint.payloadSchema
+})
+
+/**
+ * Every route the server answers, derived from the API definition plus the documentation routes.
+ * The endpoints are read from the groups directly: `HttpApi.reflect` would also sort every
+ * endpoint's successes and errors by status, which routing does not need, at every start.
+ */
+const collectRoutes = (api: { readonly groups: Record<string, { readonly endpoints: Record<string, EndpointShape> }> }): ReadonlyArray<Route> => [
+  ...Object.values(api.groups).flatMap((group) =>
+    Object.values(group.endpoints).map((endpoint) => makeRoute(endpoint.method, endpoint.path, endpointInputs(endpoint)))),
+  makeRoute("GET", DOCS_PATH, NO_INPUTS),
+  makeRoute("GET", OPENAPI_PATH, NO_INPUTS)
+]
+
+const ROUTES = collectRoutes(MemoryApi)
 
 const decodeSegment = (segment: string) => {
   try {

@@ -6,7 +6,7 @@ import { SCOPE_KEYS } from "../domain/records.js"
 import { matchRoute } from "./routes.js"
 
 /** The keys an input of a route declares. */
-const declaredKeys = (schema: Option.Option<Schema.Schema.Any>): ReadonlySet<PropertyKey> =>
+const declaredKeys = (schema: Option.Option<Schema.Schema.All>): ReadonlySet<PropertyKey> =>
   new Set(Option.match(schema, {
     onNone: () => [],
     onSome: (input) => SchemaAST.getPropertySignatures(SchemaAST.encodedAST(input.ast)).map((property) => property.name)
