@@ -46,13 +46,15 @@ export const refusedMediaType = (declared: string | undefined, accepted: BodyMed
  * field errors then say it is missing) and refuses a body of any other media type once it is read
  * (within the size limit), after authentication. Its text is the request's own, read and cached
  * once, and awaited once per read as JSON. Done on the request itself: a request put in its
- * place would copy the request's context, some 40 services, on every request.
+ * place would copy the request's context, some 40 services, on every request. A request made so
+ * already is left as it is: it shows its body as JSON now, which must not lift a refusal.
  */
 export const readBodyAsJsonOnly = (
   request: HttpServerRequest.HttpServerRequest,
   /** How the text is read as JSON once its media type is accepted. */
   parse: (text: string) => Either.Either<unknown, SyntaxError>
 ): void => {
+  if (Object.hasOwn(request, "json")) return
   const declared = request.headers["content-type"]
   const refusal = refusedMediaType(declared)
   const headers = { ...request.headers, "content-type": "application/json" }
